@@ -1,0 +1,83 @@
+package io.servicehooks.core;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+/**
+ * Puts the events this process is running in front of the {@link Deduplicator}: a duplicate that
+ * arrives while its original is still running waits for the original's outcome instead of being
+ * answered 200 early, and the store sees each event at most once per attempt.
+ */
+final class DedupGate {
+
+  /** What a claim found. */
+  enum Kind {
+    /** The caller owns the event and must call {@link #succeeded} or {@link #failed}. */
+    OWNER,
+    /** The event was handled before (or is being handled by another process). */
+    DONE,
+    /** The event is running in this process now; {@link Claim#original()} completes with it. */
+    IN_FLIGHT
+  }
+
+  /**
+   * One claim's result. For {@link Kind#OWNER} {@code original} is the caller's own future; for
+   * {@link Kind#IN_FLIGHT} it is the running original's, completing with {@code true} when its
+   * listeners succeeded.
+   */
+  record Claim(Kind kind, String key, CompletableFuture<Boolean> original) {}
+
+  private final Deduplicator store;
+  private final ConcurrentMap<String, CompletableFuture<Boolean>> running = new ConcurrentHashMap<>();
+
+  DedupGate(Deduplicator store) {
+    this.store = store;
+  }
+
+  Claim claim(String key) {
+    CompletableFuture<Boolean> mine = new CompletableFuture<>();
+    CompletableFuture<Boolean> existing = running.putIfAbsent(key, mine);
+    if (existing != null) {
+      return new Claim(Kind.IN_FLIGHT, key, existing);
+    }
+    boolean owned;
+    try {
+      owned = store.tryClaim(key);
+    } catch (RuntimeException storeFailure) {
+      running.remove(key, mine);
+      mine.complete(false);
+      throw storeFailure;
+    }
+    if (!owned) {
+      running.remove(key, mine);
+      mine.complete(true); // anyone who saw our placeholder learns it was already done
+      return new Claim(Kind.DONE, key, mine);
+    }
+    return new Claim(Kind.OWNER, key, mine);
+  }
+
+  /** The owner's listeners succeeded: remember the event, then let waiting duplicates go. */
+  void succeeded(Claim claim) {
+    try {
+      store.markDone(claim.key());
+    } finally {
+      running.remove(claim.key(), claim.original());
+      claim.original().complete(true);
+    }
+  }
+
+  /** The owner's listeners failed (or it was never run): forget the claim for a redelivery. */
+  void failed(Claim claim) {
+    try {
+      store.release(claim.key());
+    } finally {
+      running.remove(claim.key(), claim.original());
+      claim.original().complete(false);
+    }
+  }
+
+  int running() {
+    return running.size();
+  }
+}

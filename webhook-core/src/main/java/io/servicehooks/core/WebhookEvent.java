@@ -1,0 +1,144 @@
+package io.servicehooks.core;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.MissingNode;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * One event taken from a verified delivery, as listeners see it: its id, its current type name,
+ * the type name it arrived with, who it concerns, and its payload as a Jackson tree.
+ *
+ * <p>An activity envelope gives one event; an account-activity batch gives one per array item.
+ * Instances are immutable and safe to hand to other threads.
+ */
+public final class WebhookEvent {
+
+  private final String id;
+  private final String dedupKey;
+  private final String type;
+  private final String originalType;
+  private final PayloadFamily family;
+  private final JsonNode filter;
+  private final String forUserId;
+  private final String tag;
+  private final JsonNode payload;
+  private final JsonNode delivery;
+  private final ObjectMapper mapper;
+
+  WebhookEvent(
+      String id,
+      String dedupKey,
+      String type,
+      String originalType,
+      PayloadFamily family,
+      JsonNode filter,
+      String forUserId,
+      String tag,
+      JsonNode payload,
+      JsonNode delivery,
+      ObjectMapper mapper) {
+    this.id = id;
+    this.dedupKey = dedupKey;
+    this.type = type;
+    this.originalType = originalType;
+    this.family = family;
+    this.filter = filter == null ? MissingNode.getInstance() : filter;
+    this.forUserId = forUserId;
+    this.tag = tag;
+    this.payload = payload == null ? MissingNode.getInstance() : payload;
+    this.delivery = delivery;
+    this.mapper = mapper;
+  }
+
+  /**
+   * The event's id: {@code event_uuid} for an activity envelope, the item's own id for a batch
+   * item, or, where the platform sent none, the hex SHA-256 of the event's JSON.
+   */
+  public String id() {
+    return id;
+  }
+
+  /** The current, dot-separated type name, e.g. {@code profile.update.bio}. */
+  public String type() {
+    return type;
+  }
+
+  /**
+   * The type name as it arrived: the envelope's {@code event_type} (perhaps a legacy PascalCase
+   * name such as {@code ProfileBioUpdate}) or the batch array's key (e.g. {@code follow_events}).
+   */
+  public String originalType() {
+    return originalType;
+  }
+
+  /** Which payload family the event came in. */
+  public PayloadFamily family() {
+    return family;
+  }
+
+  /**
+   * The subscription filter that matched (envelope {@code filter}, e.g. {@code {"user_id":"..."}});
+   * a missing node for batch items, which carry {@link #forUserId()} instead.
+   */
+  public JsonNode filter() {
+    return filter;
+  }
+
+  /** The batch's {@code for_user_id}, or the envelope filter's {@code user_id}, if any. */
+  public Optional<String> forUserId() {
+    if (forUserId != null) {
+      return Optional.of(forUserId);
+    }
+    JsonNode userId = filter.get("user_id");
+    return userId == null || userId.isNull() ? Optional.empty() : Optional.of(userId.asText());
+  }
+
+  /** The subscription's tag, if the envelope carries one. */
+  public Optional<String> tag() {
+    return Optional.ofNullable(tag);
+  }
+
+  /**
+   * The event's payload: the envelope's {@code payload} object, or the batch item itself. Do not
+   * modify it; other listeners see the same tree.
+   */
+  public JsonNode payload() {
+    return payload;
+  }
+
+  /**
+   * The whole delivery body this event came from, for what sits beside the payload (the
+   * envelope's {@code includes}, a batch's {@code users} and {@code apps} maps).
+   */
+  public JsonNode delivery() {
+    return delivery;
+  }
+
+  /**
+   * Maps the payload onto the caller's own type with the consumer's {@code ObjectMapper}; unknown
+   * properties are ignored.
+   *
+   * @throws IllegalArgumentException if the payload does not fit {@code type}
+   */
+  public <T> T payloadAs(Class<T> type) {
+    Objects.requireNonNull(type, "type");
+    try {
+      return mapper.treeToValue(payload, type);
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException(
+          "payload of " + this.type + " event " + id + " does not map to " + type.getName(), e);
+    }
+  }
+
+  String dedupKey() {
+    return dedupKey;
+  }
+
+  @Override
+  public String toString() {
+    return "WebhookEvent[type=" + type + ", id=" + id + ", originalType=" + originalType + "]";
+  }
+}

@@ -1,0 +1,260 @@
+package io.servicehooks.undertow;
+
+import io.servicehooks.core.WebhookConsumer;
+import io.undertow.Handlers;
+import io.undertow.Undertow;
+import io.undertow.server.HttpHandler;
+import io.undertow.server.handlers.GracefulShutdownHandler;
+import io.undertow.server.handlers.PathHandler;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A small embedded Undertow server for a {@link WebhookConsumer}, for bots that have no server of
+ * their own:
+ *
+ * <pre>{@code
+ * try (WebhookServer server = WebhookServer.builder(consumer).port(8080).path("/webhooks").build().start()) {
+ *   ...
+ * }
+ * }</pre>
+ *
+ * {@link #close()} stops taking requests, lets in-flight deliveries finish (up to the shutdown
+ * time-out), closes the consumer and stops Undertow.
+ */
+public final class WebhookServer implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(WebhookServer.class);
+
+  private final Undertow undertow;
+  private final GracefulShutdownHandler shutdown;
+  private final WebhookConsumer consumer;
+  private final Duration shutdownTimeout;
+  private final String path;
+  private final boolean tls;
+  private volatile boolean started;
+  private volatile boolean closed;
+
+  private WebhookServer(Builder b) {
+    this.consumer = b.consumer;
+    this.shutdownTimeout = b.shutdownTimeout;
+    this.path = b.path;
+    this.tls = b.sslContext != null;
+    PathHandler paths = Handlers.path();
+    paths.addExactPath(b.path, new WebhookHandler(b.consumer));
+    b.routes.forEach(paths::addExactPath);
+    this.shutdown = Handlers.gracefulShutdown(paths);
+    Undertow.Builder ub = Undertow.builder().setHandler(shutdown);
+    if (b.ioThreads > 0) {
+      ub.setIoThreads(b.ioThreads);
+    }
+    if (b.workerThreads > 0) {
+      ub.setWorkerThreads(b.workerThreads);
+    }
+    if (tls) {
+      ub.addHttpsListener(b.port, b.host, b.sslContext);
+    } else {
+      ub.addHttpListener(b.port, b.host);
+    }
+    this.undertow = ub.build();
+  }
+
+  /** A builder for a server around {@code consumer}. */
+  public static Builder builder(WebhookConsumer consumer) {
+    return new Builder(consumer);
+  }
+
+  /** Binds and starts serving; returns this server. */
+  public synchronized WebhookServer start() {
+    if (closed) {
+      throw new IllegalStateException("server was closed");
+    }
+    if (!started) {
+      undertow.start();
+      started = true;
+      log.info("Serving webhooks at {}://{}:{}{}", tls ? "https" : "http", host(), port(), path);
+    }
+    return this;
+  }
+
+  /** The port actually bound (useful after {@code port(0)}). */
+  public int port() {
+    return address().getPort();
+  }
+
+  private String host() {
+    return address().getHostString();
+  }
+
+  private InetSocketAddress address() {
+    if (!started) {
+      throw new IllegalStateException("server is not started");
+    }
+    return (InetSocketAddress) undertow.getListenerInfo().get(0).getAddress();
+  }
+
+  /** The webhook path. */
+  public String path() {
+    return path;
+  }
+
+  /**
+   * Stops taking requests (new ones get 503), waits for in-flight requests up to the shutdown
+   * time-out, closes the consumer (draining its queue) and stops Undertow. Idempotent.
+   */
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    if (started) {
+      shutdown.shutdown();
+      try {
+        if (!shutdown.awaitShutdown(shutdownTimeout.toMillis())) {
+          log.warn("Requests still running after {}; stopping anyway", shutdownTimeout);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    consumer.close();
+    if (started) {
+      undertow.stop();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "WebhookServer[path=" + path + ", started=" + started + ", closed=" + closed + "]";
+  }
+
+  /** Configures a {@link WebhookServer}; every method validates its argument at once. */
+  public static final class Builder {
+    private final WebhookConsumer consumer;
+    private String host = "0.0.0.0";
+    private int port = 8080;
+    private String path = "/webhooks";
+    private SSLContext sslContext;
+    private int ioThreads;
+    private int workerThreads;
+    private Duration shutdownTimeout = Duration.ofSeconds(30);
+    private final Map<String, HttpHandler> routes = new LinkedHashMap<>();
+
+    private Builder(WebhookConsumer consumer) {
+      this.consumer = Objects.requireNonNull(consumer, "consumer");
+    }
+
+    /** The address to bind (default {@code 0.0.0.0}). */
+    public Builder host(String host) {
+      if (host == null || host.isBlank()) {
+        throw new IllegalArgumentException("host must not be blank");
+      }
+      this.host = host;
+      return this;
+    }
+
+    /** The port to bind (default 8080); 0 picks a free one, see {@link WebhookServer#port()}. */
+    public Builder port(int port) {
+      if (port < 0 || port > 65535) {
+        throw new IllegalArgumentException("port must be 0 to 65535, was " + port);
+      }
+      this.port = port;
+      return this;
+    }
+
+    /** The webhook path (default {@code /webhooks}). */
+    public Builder path(String path) {
+      if (path == null || !path.startsWith("/")) {
+        throw new IllegalArgumentException("path must start with '/', was " + path);
+      }
+      this.path = path;
+      return this;
+    }
+
+    /** Serves another handler at an exact path beside the webhook, e.g. a health check. */
+    public Builder route(String path, HttpHandler handler) {
+      if (path == null || !path.startsWith("/")) {
+        throw new IllegalArgumentException("route path must start with '/', was " + path);
+      }
+      routes.put(path, Objects.requireNonNull(handler, "handler"));
+      return this;
+    }
+
+    /** Serves HTTPS with this context instead of plain HTTP. */
+    public Builder tls(SSLContext sslContext) {
+      this.sslContext = Objects.requireNonNull(sslContext, "sslContext");
+      return this;
+    }
+
+    /**
+     * Serves HTTPS with the key and certificate in a PKCS#12 (or JKS) key store; the password is
+     * used once here and not kept.
+     */
+    public Builder tls(Path keyStore, char[] password) {
+      Objects.requireNonNull(keyStore, "keyStore");
+      Objects.requireNonNull(password, "password");
+      try (InputStream in = Files.newInputStream(keyStore)) {
+        KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
+        store.load(in, password);
+        KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+        kmf.init(store, password);
+        SSLContext context = SSLContext.getInstance("TLS");
+        context.init(kmf.getKeyManagers(), null, null);
+        this.sslContext = context;
+      } catch (IOException | GeneralSecurityException e) {
+        throw new IllegalArgumentException("cannot load key store " + keyStore + ": " + e.getMessage(), e);
+      } finally {
+        Arrays.fill(password, '\0');
+      }
+      return this;
+    }
+
+    /** Undertow IO threads (default: Undertow's, one per core). */
+    public Builder ioThreads(int ioThreads) {
+      if (ioThreads < 1) {
+        throw new IllegalArgumentException("ioThreads must be positive, was " + ioThreads);
+      }
+      this.ioThreads = ioThreads;
+      return this;
+    }
+
+    /** Undertow worker threads, which run blocking listeners (default: Undertow's). */
+    public Builder workerThreads(int workerThreads) {
+      if (workerThreads < 1) {
+        throw new IllegalArgumentException("workerThreads must be positive, was " + workerThreads);
+      }
+      this.workerThreads = workerThreads;
+      return this;
+    }
+
+    /** How long {@link WebhookServer#close()} waits for in-flight requests (default 30 s). */
+    public Builder shutdownTimeout(Duration timeout) {
+      Objects.requireNonNull(timeout, "timeout");
+      if (timeout.isNegative()) {
+        throw new IllegalArgumentException("shutdownTimeout must not be negative, was " + timeout);
+      }
+      this.shutdownTimeout = timeout;
+      return this;
+    }
+
+    /** Builds the server, not yet started. */
+    public WebhookServer build() {
+      return new WebhookServer(this);
+    }
+  }
+}
