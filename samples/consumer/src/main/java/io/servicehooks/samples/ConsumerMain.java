@@ -1,0 +1,139 @@
+package io.servicehooks.samples;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * {@code java -jar servicehooks-consumer.jar}: runs the standalone consumer configured from the
+ * environment, flags overriding.
+ *
+ * <pre>
+ * SERVICE_CONSUMER_SECRET  required; comma-separated for rotation, the first is current
+ * PORT                     default 8080            (flag --port)
+ * WEBHOOK_PATH             default /webhooks       (flag --path)
+ * HOST                     default 0.0.0.0         (flag --host)
+ * LISTENER_MODE            worker (default) or inline
+ * LOG_EVENTS               true (default) or false
+ * --demo                   run the demo instead: a consumer plus a sender of signed events
+ * </pre>
+ *
+ * The secret is read from the environment only, never from a flag, so it does not show in
+ * process listings. Exit codes: 0 after a clean stop (SIGTERM finishes in-flight deliveries
+ * first), 2 for a configuration error.
+ */
+public final class ConsumerMain {
+
+  static final String USAGE =
+      "usage: java -jar servicehooks-consumer.jar [--port N] [--path /webhooks] [--host ADDR] [--demo]\n"
+          + "environment: SERVICE_CONSUMER_SECRET (required, comma-separated, first current), PORT,\n"
+          + "             WEBHOOK_PATH, HOST, LISTENER_MODE=worker|inline, LOG_EVENTS=true|false";
+
+  private ConsumerMain() {}
+
+  /** A configuration error: one line for the user, exit code 2. */
+  static final class ConfigException extends Exception {
+    ConfigException(String message) {
+      super(message, null, false, false);
+    }
+  }
+
+  /** The parsed command line: settings, or the demo, or help. */
+  record Command(StandaloneConsumer.Settings settings, boolean demo, boolean help) {}
+
+  public static void main(String[] args) throws Exception {
+    int exit = run(args, System.getenv(), System.out, System.err);
+    if (exit != 0) {
+      System.exit(exit);
+    }
+  }
+
+  static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err)
+      throws Exception {
+    Command command;
+    try {
+      command = parse(args, env);
+    } catch (ConfigException e) {
+      err.println("servicehooks-consumer: " + e.getMessage());
+      return 2;
+    }
+    if (command.help()) {
+      out.println(USAGE);
+      return 0;
+    }
+    if (command.demo()) {
+      return Demo.run(command.settings(), out);
+    }
+    StandaloneConsumer consumer = StandaloneConsumer.start(command.settings(), b -> {});
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime()
+        .addShutdownHook(new Thread(() -> {
+          consumer.close();
+          stopped.countDown();
+        }, "servicehooks-shutdown"));
+    stopped.await();
+    return 0;
+  }
+
+  static Command parse(String[] args, Map<String, String> env) throws ConfigException {
+    boolean demo = false;
+    boolean help = false;
+    String port = env.getOrDefault("PORT", "8080");
+    String path = env.getOrDefault("WEBHOOK_PATH", "/webhooks");
+    String host = env.getOrDefault("HOST", "0.0.0.0");
+    for (int i = 0; i < args.length; i++) {
+      switch (args[i]) {
+        case "--demo" -> demo = true;
+        case "--help", "-h" -> help = true;
+        case "--port" -> port = value(args, ++i, "--port");
+        case "--path" -> path = value(args, ++i, "--path");
+        case "--host" -> host = value(args, ++i, "--host");
+        default -> throw new ConfigException("unknown argument '" + args[i] + "'\n" + USAGE);
+      }
+    }
+    int portNumber;
+    try {
+      portNumber = Integer.parseInt(port.trim());
+    } catch (NumberFormatException e) {
+      throw new ConfigException("PORT must be a number, was '" + port + "'");
+    }
+    if (portNumber < 0 || portNumber > 65535) {
+      throw new ConfigException("PORT must be 0 to 65535, was " + portNumber);
+    }
+    if (!path.startsWith("/")) {
+      throw new ConfigException("WEBHOOK_PATH must start with '/', was '" + path + "'");
+    }
+    String mode = env.getOrDefault("LISTENER_MODE", "worker").trim().toLowerCase(Locale.ROOT);
+    if (!mode.equals("worker") && !mode.equals("inline")) {
+      throw new ConfigException("LISTENER_MODE must be 'worker' or 'inline', was '" + mode + "'");
+    }
+    String logEvents = env.getOrDefault("LOG_EVENTS", "true").trim().toLowerCase(Locale.ROOT);
+    if (!logEvents.equals("true") && !logEvents.equals("false")) {
+      throw new ConfigException("LOG_EVENTS must be 'true' or 'false', was '" + logEvents + "'");
+    }
+    List<String> secrets = new ArrayList<>();
+    for (String s : env.getOrDefault("SERVICE_CONSUMER_SECRET", "").split(",")) {
+      if (!s.isBlank()) {
+        secrets.add(s.strip());
+      }
+    }
+    if (secrets.isEmpty() && !demo && !help) {
+      throw new ConfigException(
+          "SERVICE_CONSUMER_SECRET is not set (your app's consumer secret; comma-separated to rotate, first is current)");
+    }
+    StandaloneConsumer.Settings settings =
+        new StandaloneConsumer.Settings(
+            List.copyOf(secrets), host, portNumber, path, mode.equals("inline"), logEvents.equals("true"), 0, 0);
+    return new Command(settings, demo, help);
+  }
+
+  private static String value(String[] args, int i, String flag) throws ConfigException {
+    if (i >= args.length) {
+      throw new ConfigException(flag + " needs a value");
+    }
+    return args[i];
+  }
+}

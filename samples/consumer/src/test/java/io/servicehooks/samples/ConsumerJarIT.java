@@ -1,0 +1,97 @@
+package io.servicehooks.samples;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Runs the packaged jar as a user would: {@code java -jar samples/consumer/target/servicehooks-consumer.jar}. */
+final class ConsumerJarIT {
+
+  private static final Path JAR = Path.of("target/servicehooks-consumer.jar");
+  private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+  private static Process start(Path output, Map<String, String> env, String... args) throws IOException {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    String[] command = new String[args.length + 3];
+    command[0] = java;
+    command[1] = "-jar";
+    command[2] = JAR.toString();
+    System.arraycopy(args, 0, command, 3, args.length);
+    ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
+    pb.environment().remove("SERVICE_CONSUMER_SECRET");
+    pb.environment().putAll(env);
+    return pb.start();
+  }
+
+  @Test
+  void jar_withoutSecret_refusesToStartWithOneLine(@TempDir Path dir) throws Exception {
+    Path out = dir.resolve("out.txt");
+    Process p = start(out, Map.of());
+    assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(p.exitValue()).isEqualTo(2);
+    assertThat(Files.readAllLines(out)).singleElement().asString().contains("SERVICE_CONSUMER_SECRET");
+  }
+
+  @Test
+  void jar_servesThenStopsCleanlyOnSigterm(@TempDir Path dir) throws Exception {
+    int port = freePort();
+    Path out = dir.resolve("out.txt");
+    Process p = start(out, Map.of("SERVICE_CONSUMER_SECRET", "jar-secret,older", "PORT", String.valueOf(port)));
+    try {
+      String base = "http://127.0.0.1:" + port;
+      await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() ->
+          CLIENT.send(HttpRequest.newBuilder(URI.create(base + "/health")).build(),
+              HttpResponse.BodyHandlers.ofString()).statusCode() == 200);
+      String json = "{\"data\":{\"event_uuid\":\"9\",\"event_type\":\"NewsNew\",\"payload\":{}}}";
+      HttpResponse<String> r = CLIENT.send(
+          HttpRequest.newBuilder(URI.create(base + "/webhooks"))
+              .header("X-Service-Webhooks-Signature", StandaloneConsumerTest.hmac("older", json))
+              .POST(HttpRequest.BodyPublishers.ofString(json)).build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertThat(r.statusCode()).isEqualTo(200);
+      String metrics = CLIENT.send(HttpRequest.newBuilder(URI.create(base + "/metrics")).build(),
+          HttpResponse.BodyHandlers.ofString()).body();
+      assertThat(metrics).contains("webhook_events_total{outcome=\"dispatched\",type=\"news.new\"} 1.0");
+    } finally {
+      p.destroy(); // SIGTERM
+    }
+    assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    String log = Files.readString(out, StandardCharsets.UTF_8);
+    assertThat(log).contains("Handled news.new event 9").contains("Stopped").doesNotContain("jar-secret");
+  }
+
+  @Test
+  void jar_demo_runsEndToEndAndExits0(@TempDir Path dir) throws Exception {
+    Path out = dir.resolve("out.txt");
+    Process p = start(out, Map.of(), "--demo");
+    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    String log = Files.readString(out, StandardCharsets.UTF_8);
+    assertThat(p.exitValue()).as(log).isZero();
+    assertThat(log)
+        .contains("token verified by the platform")
+        .contains("saw profile.update.bio (arrived as ProfileBioUpdate)")
+        .contains("\"status\":\"duplicate\"")
+        .contains("-> 401")
+        .contains("-> 400 {\"error\":\"invalid_crc_token\"");
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+}

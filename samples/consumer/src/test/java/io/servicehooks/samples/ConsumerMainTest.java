@@ -1,0 +1,60 @@
+package io.servicehooks.samples;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+final class ConsumerMainTest {
+
+  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+  private int run(Map<String, String> env, String... args) throws Exception {
+    return ConsumerMain.run(args, env,
+        new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void run_withoutSecret_exits2WithOneLineReason() throws Exception {
+    assertThat(run(Map.of("PORT", "0"))).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8).strip())
+        .startsWith("servicehooks-consumer: SERVICE_CONSUMER_SECRET is not set")
+        .doesNotContain("\n");
+  }
+
+  @Test
+  void parse_environmentDefaults() throws Exception {
+    ConsumerMain.Command c = ConsumerMain.parse(new String[0], Map.of("SERVICE_CONSUMER_SECRET", "a, b"));
+    assertThat(c.settings().consumerSecrets()).containsExactly("a", "b");
+    assertThat(c.settings().port()).isEqualTo(8080);
+    assertThat(c.settings().path()).isEqualTo("/webhooks");
+    assertThat(c.settings().inlineListeners()).isFalse();
+    assertThat(c.settings().logEvents()).isTrue();
+    assertThat(c.settings().toString()).doesNotContain("a,").doesNotContain("[a");
+  }
+
+  @Test
+  void parse_flagsOverrideEnvironment() throws Exception {
+    ConsumerMain.Command c =
+        ConsumerMain.parse(
+            new String[] {"--port", "9000", "--path", "/hooks"},
+            Map.of("SERVICE_CONSUMER_SECRET", "s", "PORT", "7000", "WEBHOOK_PATH", "/x",
+                "LISTENER_MODE", "inline", "LOG_EVENTS", "false"));
+    assertThat(c.settings().port()).isEqualTo(9000);
+    assertThat(c.settings().path()).isEqualTo("/hooks");
+    assertThat(c.settings().inlineListeners()).isTrue();
+    assertThat(c.settings().logEvents()).isFalse();
+  }
+
+  @Test
+  void run_badValues_exit2NamingTheValue() throws Exception {
+    assertThat(run(Map.of("SERVICE_CONSUMER_SECRET", "s", "PORT", "eighty"))).isEqualTo(2);
+    assertThat(run(Map.of("SERVICE_CONSUMER_SECRET", "s", "LISTENER_MODE", "fast"))).isEqualTo(2);
+    assertThat(run(Map.of("SERVICE_CONSUMER_SECRET", "s"), "--secret", "s")).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("'eighty'").contains("'fast'").contains("'--secret'");
+  }
+}
