@@ -1,6 +1,8 @@
 package io.servicehooks.core;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
@@ -41,21 +43,45 @@ final class PayloadParser {
   }
 
   List<WebhookEvent> parse(byte[] body) throws Malformed {
-    JsonNode root;
-    try {
-      root = mapper.readTree(body);
+    // One streaming pass over the body: it checks the syntax of all of it, takes the envelope's
+    // few scalar fields, and keeps filter and payload as byte slices parsed only on demand.
+    Envelope envelope = new Envelope();
+    boolean batch = false;
+    try (JsonParser p = mapper.getFactory().createParser(body)) {
+      JsonToken first = p.nextToken();
+      if (first == null) {
+        throw new Malformed("body is not JSON");
+      }
+      if (first != JsonToken.START_OBJECT) {
+        p.skipChildren();
+        throw new Malformed("body is not a JSON object");
+      }
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String name = p.currentName();
+        JsonToken value = p.nextToken();
+        if (name.equals("data") && value == JsonToken.START_OBJECT) {
+          envelope.scan(p, body);
+        } else {
+          batch |= isBatchField(name);
+          p.skipChildren();
+        }
+      }
+      if (p.nextToken() != null) {
+        throw new Malformed("body has content after the JSON object");
+      }
     } catch (IOException e) {
       throw new Malformed("body is not JSON");
     }
-    if (root == null || !root.isObject()) {
-      throw new Malformed("body is not a JSON object");
+    if (envelope.found) {
+      return List.of(envelope.event(body));
     }
-    JsonNode data = root.get("data");
-    if (data != null && data.isObject()) {
-      return List.of(envelope(root, data));
-    }
-    if (isBatch(root)) {
-      List<WebhookEvent> events = batch(root);
+    if (batch) {
+      List<WebhookEvent> events;
+      try {
+        events = batch(mapper.readTree(body), body);
+      } catch (IOException e) {
+        throw new Malformed("body is not JSON");
+      }
       if (events.isEmpty()) {
         throw new Malformed("account-activity body carries no events");
       }
@@ -64,50 +90,80 @@ final class PayloadParser {
     throw new Malformed("body is neither an activity envelope nor an account-activity batch");
   }
 
-  private WebhookEvent envelope(JsonNode root, JsonNode data) throws Malformed {
-    JsonNode typeNode = data.get("event_type");
-    if (typeNode == null || !typeNode.isTextual() || typeNode.asText().isBlank()) {
-      throw new Malformed("data.event_type is missing");
-    }
-    String original = typeNode.asText();
-    JsonNode uuid = data.get("event_uuid");
-    String id;
-    String key;
-    if (uuid != null && (uuid.isTextual() || uuid.isNumber()) && !uuid.asText().isEmpty()) {
-      id = uuid.asText();
-      key = "e:" + id;
-    } else {
-      id = sha256(data); // early envelopes had no event_uuid
-      key = "e#" + id;
-    }
-    JsonNode tag = data.get("tag");
-    return new WebhookEvent(
-        id,
-        key,
-        names.normalize(original),
-        original,
-        PayloadFamily.ACTIVITY,
-        data.get("filter"),
-        null,
-        tag != null && tag.isTextual() ? tag.asText() : null,
-        data.get("payload"),
-        root,
-        mapper);
-  }
+  /** The fields of an envelope's {@code data} object, as one scan finds them. */
+  private final class Envelope {
+    boolean found;
+    String uuid;
+    String type;
+    String tag;
+    LazyJson filter;
+    LazyJson payload;
+    int dataStart;
+    int dataEnd;
 
-  private static boolean isBatch(JsonNode root) {
-    if (root.has("for_user_id") || root.has("user_event") || root.has("replay_job_status")) {
-      return true;
-    }
-    for (Iterator<String> it = root.fieldNames(); it.hasNext(); ) {
-      if (it.next().endsWith(EVENTS_SUFFIX)) {
-        return true;
+    void scan(JsonParser p, byte[] body) throws IOException {
+      found = true;
+      dataStart = (int) p.currentTokenLocation().getByteOffset();
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String field = p.currentName();
+        JsonToken value = p.nextToken();
+        switch (field) {
+          case "event_uuid" -> uuid = value.isScalarValue() && value != JsonToken.VALUE_NULL ? p.getText() : skip(p);
+          case "event_type" -> type = value == JsonToken.VALUE_STRING ? p.getText() : skip(p);
+          case "tag" -> tag = value == JsonToken.VALUE_STRING ? p.getText() : skip(p);
+          case "filter" -> filter = slice(p, body);
+          case "payload" -> payload = slice(p, body);
+          default -> p.skipChildren();
+        }
       }
+      dataEnd = (int) p.currentLocation().getByteOffset();
     }
-    return false;
+
+    WebhookEvent event(byte[] body) throws Malformed {
+      if (type == null || type.isBlank()) {
+        throw new Malformed("data.event_type is missing");
+      }
+      String id;
+      String key;
+      if (uuid != null && !uuid.isEmpty()) {
+        id = uuid;
+        key = "e:" + uuid;
+      } else {
+        // Early envelopes had no event_uuid: the hash of the data object stands in.
+        id = sha256(new LazyJson(mapper, body, dataStart, dataEnd - dataStart).node());
+        key = "e#" + id;
+      }
+      return new WebhookEvent(
+          id, key, names.normalize(type), type, PayloadFamily.ACTIVITY, filter, null, tag, payload,
+          new LazyJson(mapper, body, 0, body.length), mapper);
+    }
   }
 
-  private List<WebhookEvent> batch(JsonNode root) throws Malformed {
+  private static String skip(JsonParser p) throws IOException {
+    p.skipChildren();
+    return null;
+  }
+
+  /** The current value as a lazily parsed slice of the body (containers) or a tree (scalars). */
+  private LazyJson slice(JsonParser p, byte[] body) throws IOException {
+    JsonToken t = p.currentToken();
+    if (t == JsonToken.START_OBJECT || t == JsonToken.START_ARRAY) {
+      int start = (int) p.currentTokenLocation().getByteOffset();
+      p.skipChildren();
+      int end = (int) p.currentLocation().getByteOffset();
+      return new LazyJson(mapper, body, start, end - start);
+    }
+    return new LazyJson((JsonNode) mapper.readTree(p));
+  }
+
+  private static boolean isBatchField(String name) {
+    return name.equals("for_user_id")
+        || name.equals("user_event")
+        || name.equals("replay_job_status")
+        || name.endsWith(EVENTS_SUFFIX);
+  }
+
+  private List<WebhookEvent> batch(JsonNode root, byte[] body) throws Malformed {
     JsonNode forUser = root.get("for_user_id");
     String forUserId = forUser == null || forUser.isNull() ? null : forUser.asText();
     String scope = forUserId == null ? "-" : forUserId;
@@ -124,7 +180,7 @@ final class PayloadParser {
           if (!item.isObject()) {
             throw new Malformed(name + " holds an item that is not an object");
           }
-          events.add(batchItem(root, name, typeOf(name, item, forUserId), item, forUserId, scope));
+          events.add(batchItem(root, body, name, typeOf(name, item, forUserId), item, forUserId, scope));
         }
       } else if (name.equals("user_event")) {
         if (!value.isObject()) {
@@ -133,13 +189,13 @@ final class PayloadParser {
         for (Iterator<Map.Entry<String, JsonNode>> ue = value.fields(); ue.hasNext(); ) {
           Map.Entry<String, JsonNode> e = ue.next();
           String type = e.getKey().equals("revoke") ? "oauth.revoke" : "user_event." + e.getKey();
-          events.add(batchItem(root, "user_event." + e.getKey(), type, e.getValue(), forUserId, scope));
+          events.add(batchItem(root, body, "user_event." + e.getKey(), type, e.getValue(), forUserId, scope));
         }
       } else if (name.equals("replay_job_status")) {
         if (!value.isObject()) {
           throw new Malformed("replay_job_status is not an object");
         }
-        events.add(batchItem(root, name, "replay.job_status", value, forUserId, scope));
+        events.add(batchItem(root, body, name, "replay.job_status", value, forUserId, scope));
       }
       // for_user_id, users, apps and anything else beside the arrays are context, not events
     }
@@ -147,13 +203,14 @@ final class PayloadParser {
   }
 
   private WebhookEvent batchItem(
-      JsonNode root, String original, String type, JsonNode item, String forUserId, String scope) {
+      JsonNode root, byte[] body, String original, String type, JsonNode item, String forUserId,
+      String scope) {
     String itemId = itemId(item);
     String id = itemId != null ? itemId : sha256(item);
     String key = "a:" + scope + ":" + original + (itemId != null ? ":" : "#") + id;
     return new WebhookEvent(
-        id, key, type, original, PayloadFamily.ACCOUNT_ACTIVITY, null, forUserId, null, item, root,
-        mapper);
+        id, key, type, original, PayloadFamily.ACCOUNT_ACTIVITY, null, forUserId, null,
+        new LazyJson(item), new LazyJson(root), mapper);
   }
 
   /** The current type of one item of the array {@code name} (PROTOCOL 3b). */

@@ -1,9 +1,8 @@
 package io.servicehooks.core;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.MissingNode;
+import java.io.IOException;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -21,11 +20,11 @@ public final class WebhookEvent {
   private final String type;
   private final String originalType;
   private final PayloadFamily family;
-  private final JsonNode filter;
+  private final LazyJson filter;
   private final String forUserId;
   private final String tag;
-  private final JsonNode payload;
-  private final JsonNode delivery;
+  private final LazyJson payload;
+  private final LazyJson delivery;
   private final ObjectMapper mapper;
 
   WebhookEvent(
@@ -34,21 +33,21 @@ public final class WebhookEvent {
       String type,
       String originalType,
       PayloadFamily family,
-      JsonNode filter,
+      LazyJson filter,
       String forUserId,
       String tag,
-      JsonNode payload,
-      JsonNode delivery,
+      LazyJson payload,
+      LazyJson delivery,
       ObjectMapper mapper) {
     this.id = id;
     this.dedupKey = dedupKey;
     this.type = type;
     this.originalType = originalType;
     this.family = family;
-    this.filter = filter == null ? MissingNode.getInstance() : filter;
+    this.filter = filter == null ? LazyJson.MISSING : filter;
     this.forUserId = forUserId;
     this.tag = tag;
-    this.payload = payload == null ? MissingNode.getInstance() : payload;
+    this.payload = payload == null ? LazyJson.MISSING : payload;
     this.delivery = delivery;
     this.mapper = mapper;
   }
@@ -84,7 +83,7 @@ public final class WebhookEvent {
    * a missing node for batch items, which carry {@link #forUserId()} instead.
    */
   public JsonNode filter() {
-    return filter;
+    return filter.node();
   }
 
   /** The batch's {@code for_user_id}, or the envelope filter's {@code user_id}, if any. */
@@ -92,7 +91,7 @@ public final class WebhookEvent {
     if (forUserId != null) {
       return Optional.of(forUserId);
     }
-    JsonNode userId = filter.get("user_id");
+    JsonNode userId = filter.node().get("user_id");
     return userId == null || userId.isNull() ? Optional.empty() : Optional.of(userId.asText());
   }
 
@@ -106,7 +105,7 @@ public final class WebhookEvent {
    * modify it; other listeners see the same tree.
    */
   public JsonNode payload() {
-    return payload;
+    return payload.node();
   }
 
   /**
@@ -114,7 +113,7 @@ public final class WebhookEvent {
    * envelope's {@code includes}, a batch's {@code users} and {@code apps} maps).
    */
   public JsonNode delivery() {
-    return delivery;
+    return delivery.node();
   }
 
   /**
@@ -126,8 +125,8 @@ public final class WebhookEvent {
   public <T> T payloadAs(Class<T> type) {
     Objects.requireNonNull(type, "type");
     try {
-      return mapper.treeToValue(payload, type);
-    } catch (JsonProcessingException e) {
+      return payload.as(mapper, type);
+    } catch (IOException e) {
       throw new IllegalArgumentException(
           "payload of " + this.type + " event " + id + " does not map to " + type.getName(), e);
     }

@@ -43,6 +43,33 @@ final class PayloadParserTest {
   }
 
   @Test
+  void parse_envelopeWithOddSpacingAndBracesInStrings_payloadIsExactlyTheSubtree() throws Exception {
+    String payload = "{ \"text\" : \"a } ] { \\\" quote\", \"n\":[1, {\"x\":\"\u00e9\u2603\"}] }";
+    WebhookEvent e =
+        parse("{\n \"data\" : {\"payload\" : " + payload + " ,\n\t\"event_type\":\"post.create\","
+                + "\"filter\":{\"user_id\":\"9\"},\"event_uuid\":\"1\"} }")
+            .get(0);
+    assertThat(e.payload()).isEqualTo(new ObjectMapper().readTree(payload));
+    assertThat(e.payload().path("n").get(1).path("x").asText()).isEqualTo("\u00e9\u2603");
+    assertThat(e.forUserId()).contains("9");
+    assertThat(e.delivery().path("data").path("event_uuid").asText()).isEqualTo("1");
+  }
+
+  record Text(String text) {}
+
+  @Test
+  void payloadAs_mapsStraightFromTheSlice() throws Exception {
+    WebhookEvent e =
+        new PayloadParser(new ObjectMapper().disable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES),
+                new EventTypeNames(Map.of()))
+            .parse("{\"data\":{\"event_type\":\"post.create\",\"event_uuid\":\"1\",\"payload\":{\"id\":\"1\",\"text\":\"hi\"}}}"
+                .getBytes(StandardCharsets.UTF_8))
+            .get(0);
+    assertThat(e.payloadAs(Text.class)).isEqualTo(new Text("hi"));
+    assertThatThrownBy(() -> e.payloadAs(Integer.class)).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
   void parse_envelopeWithNumericUuid_keepsDigits() throws Exception {
     WebhookEvent e =
         parse("{\"data\":{\"event_uuid\":1876011123,\"event_type\":\"post.create\",\"payload\":{}}}")
@@ -140,6 +167,11 @@ final class PayloadParserTest {
         "{\"for_user_id\":\"1\",\"post_create_events\":{}}",
         "{\"for_user_id\":\"1\",\"post_create_events\":[1]}",
         "{\"for_user_id\":\"1\",\"post_create_events\":[{\"id\":\"1\"}],\"follow_events\":[{\"type\":\"hug\"}]}",
+        "{\"data\":{\"event_type\":\"post.create\",\"payload\":{\"a\":}}}",
+        "{\"data\":{\"event_type\":\"post.create\",\"payload\":{\"a\":1}}",
+        "{\"data\":{\"event_type\":\"post.create\",\"payload\":{}}} trailing",
+        "{\"data\":{\"event_type\":7,\"payload\":{}}}",
+        "",
       })
   void parse_neitherFamilyOrBroken_isMalformed(String body) {
     assertThatThrownBy(() -> parse(body)).isInstanceOf(PayloadParser.Malformed.class);
