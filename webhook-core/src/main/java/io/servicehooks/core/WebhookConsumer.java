@@ -468,13 +468,28 @@ public final class WebhookConsumer implements AutoCloseable {
             WebhookResponse.error(
                 500, "listener_failed", "an event was not handled; a redelivery will run it again"));
       }
-      String status = handled.get() == 0 && duplicates.get() > 0 ? "duplicate" : "accepted";
+      int events = handled.get();
+      int copies = duplicates.get();
+      if (events == 1 && copies == 0) {
+        return ONE_ACCEPTED;
+      }
+      if (events == 0 && copies == 1) {
+        return ONE_DUPLICATE;
+      }
+      return accepted(events, copies);
+    }
+
+    // The two answers nearly every delivery gets, built once.
+    private static final Answer ONE_ACCEPTED = accepted(1, 0);
+    private static final Answer ONE_DUPLICATE = accepted(0, 1);
+
+    private static Answer accepted(int events, int copies) {
+      String status = events == 0 && copies > 0 ? "duplicate" : "accepted";
       return new Answer(
           status,
           WebhookResponse.json(
               200,
-              "{\"status\":\"" + status + "\",\"events\":" + handled.get() + ",\"duplicates\":"
-                  + duplicates.get() + "}"));
+              "{\"status\":\"" + status + "\",\"events\":" + events + ",\"duplicates\":" + copies + "}"));
     }
   }
 

@@ -11,7 +11,7 @@ import java.util.Objects;
  *
  * @param status the HTTP status code
  * @param headers response headers, always including {@code Content-Type}
- * @param body the body bytes (UTF-8 JSON)
+ * @param body the body bytes (UTF-8 JSON); common answers share one array, so never modify it
  */
 public record WebhookResponse(int status, Map<String, String> headers, byte[] body) {
 

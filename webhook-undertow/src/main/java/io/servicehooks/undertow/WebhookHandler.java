@@ -6,6 +6,8 @@ import io.servicehooks.core.WebhookResponse;
 import io.undertow.io.Receiver;
 import io.undertow.server.HttpHandler;
 import io.undertow.server.HttpServerExchange;
+import io.undertow.util.HeaderMap;
+import io.undertow.util.Headers;
 import io.undertow.util.HttpString;
 import io.undertow.util.Methods;
 import io.undertow.util.SameThreadExecutor;
@@ -83,20 +85,24 @@ public final class WebhookHandler implements HttpHandler {
     WebhookRequest request =
         WebhookRequest.post(
             exchange.getRequestHeaders().getFirst(WebhookRequest.SIGNATURE_HEADER), body);
-    Executor runOn =
-        consumer.listenersNonBlocking()
-            ? SameThreadExecutor.INSTANCE
-            : executor != null ? executor : exchange.getConnection().getWorker();
+    if (consumer.listenersNonBlocking()) {
+      // Declared non-blocking: answer right here on the IO thread, no hand-off.
+      complete(exchange, consumer.handle(request));
+      return;
+    }
+    Executor worker = executor != null ? executor : exchange.getConnection().getWorker();
     // dispatch(Executor, Runnable) keeps the exchange open until we send, whichever thread
     // finishes the future (a duplicate of an event in flight completes on the original's).
-    exchange.dispatch(runOn, () -> {
-      CompletableFuture<WebhookResponse> answer = consumer.handle(request);
-      if (answer.isDone()) {
-        send(exchange, answer.join());
-      } else {
-        answer.thenAccept(response -> send(exchange, response));
-      }
-    });
+    exchange.dispatch(worker, () -> complete(exchange, consumer.handle(request)));
+  }
+
+  private static void complete(HttpServerExchange exchange, CompletableFuture<WebhookResponse> answer) {
+    if (answer.isDone()) {
+      send(exchange, answer.join());
+    } else {
+      // Keep the exchange open past this call; the original's thread will answer.
+      exchange.dispatch(SameThreadExecutor.INSTANCE, () -> answer.thenAccept(r -> send(exchange, r)));
+    }
   }
 
   private void readFailed(HttpServerExchange exchange, IOException error) {
@@ -119,8 +125,13 @@ public final class WebhookHandler implements HttpHandler {
 
   private static void send(HttpServerExchange exchange, WebhookResponse response) {
     exchange.setStatusCode(response.status());
-    response.headers().forEach((name, value) -> exchange.getResponseHeaders().put(new HttpString(name), value));
+    HeaderMap headers = exchange.getResponseHeaders();
+    response.headers().forEach((name, value) -> headers.put(headerName(name), value));
     exchange.getResponseSender().send(ByteBuffer.wrap(response.body()));
+  }
+
+  private static HttpString headerName(String name) {
+    return name.equals("Content-Type") ? Headers.CONTENT_TYPE : new HttpString(name);
   }
 
   @Override
