@@ -1,0 +1,79 @@
+package io.servicehooks.cli;
+
+import io.servicehooks.registration.WebhookApiException;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.util.Map;
+import java.util.Objects;
+import picocli.CommandLine;
+
+/**
+ * The {@code servicehooks} command line: registers webhooks and activity subscriptions with the
+ * platform, sends signed sample events to a consumer, and runs the platform simulator locally.
+ * Credentials come only from the environment, never from arguments.
+ *
+ * <p>Exit codes: 0 success, 1 the platform (or the consumer, for {@code send}) refused or could not
+ * be reached, 2 a usage or configuration error.
+ */
+public final class ServicehooksCli {
+
+    /** Success. */
+    public static final int EXIT_OK = 0;
+    /** The platform answered with an error, or could not be reached. */
+    public static final int EXIT_API_ERROR = 1;
+    /** Bad arguments, missing credentials, or a URL refused before any call. */
+    public static final int EXIT_USAGE = 2;
+
+    private ServicehooksCli() {
+    }
+
+    /** Runs the command line against the process environment and exits with its code. */
+    public static void main(String[] args) {
+        System.exit(commandLine(System.getenv()).execute(args));
+    }
+
+    /**
+     * The command line, reading credentials and settings from {@code environment} instead of the
+     * process environment, so it can run in-process (tests, embedding). Set its output with
+     * {@link CommandLine#setOut} and {@link CommandLine#setErr}.
+     */
+    public static CommandLine commandLine(Map<String, String> environment) {
+        Objects.requireNonNull(environment, "environment");
+        CommandLine commandLine = new CommandLine(new TopCommand(Map.copyOf(environment)));
+        commandLine.setExecutionExceptionHandler(ServicehooksCli::handleFailure);
+        return commandLine;
+    }
+
+    private static int handleFailure(Exception e, CommandLine commandLine, CommandLine.ParseResult parseResult) {
+        PrintWriter err = commandLine.getErr();
+        if (e instanceof UsageException || e instanceof IllegalArgumentException
+                || e instanceof IllegalStateException) {
+            // the library names its builder option; here the user needs the flag
+            err.println("error: " + String.valueOf(e.getMessage()).replace("allowInsecureUrls(true)", "--allow-insecure-url"));
+            err.flush();
+            return EXIT_USAGE;
+        }
+        if (e instanceof WebhookApiException) {
+            err.println("error: " + e.getMessage());
+            err.flush();
+            return EXIT_API_ERROR;
+        }
+        if (e instanceof IOException) {
+            String detail = e.getMessage() == null ? "" : ": " + e.getMessage();
+            err.println("error: cannot reach the server (" + e.getClass().getSimpleName() + detail + ")");
+            err.flush();
+            return EXIT_API_ERROR;
+        }
+        err.println("error: unexpected failure");
+        e.printStackTrace(err);
+        err.flush();
+        return EXIT_API_ERROR;
+    }
+
+    /** A configuration or usage problem found while running a command, such as missing credentials. */
+    static final class UsageException extends RuntimeException {
+        UsageException(String message) {
+            super(message);
+        }
+    }
+}
