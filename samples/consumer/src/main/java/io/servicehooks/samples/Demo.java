@@ -1,105 +1,119 @@
 package io.servicehooks.samples;
 
-import io.servicehooks.core.WebhookSigner;
+import io.servicehooks.registration.Webhook;
+import io.servicehooks.registration.WebhookClient;
+import io.servicehooks.testkit.DeliveryAttempt;
+import io.servicehooks.testkit.Events;
+import io.servicehooks.testkit.PlatformSimulator;
 import java.io.PrintStream;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.security.SecureRandom;
 import java.time.Duration;
-import java.util.Base64;
 import java.util.List;
-import java.util.UUID;
+import java.util.Map;
 
 /**
- * The demo behind {@code --demo}: starts the standalone consumer on a free local port with a
- * throw-away consumer secret, then plays the platform: a CRC check, then a realistic mix of
- * signed deliveries (both payload families, a legacy type name, a redelivered duplicate) and two
- * attacks (a forged signature, a CRC token that is really an event body). It prints what each
- * listener saw and what was refused, then stops. Needs no credentials and no network.
+ * The demo behind {@code --demo}, the whole flow on one machine with no credentials: the platform
+ * simulator starts; the standalone consumer starts on a free local port with the app's consumer
+ * secret; the consumer registers itself through {@link WebhookClient#ensureRegistered} (the
+ * simulator runs a real CRC check against it); the simulator delivers a realistic mix of signed
+ * events (both payload families, a legacy type name, a duplicate); an attacker tries a forged
+ * signature and a CRC signing-oracle token; the hourly re-check runs (on the simulator's clock) and
+ * passes. Prints what each listener saw and what was refused, then stops.
  */
 final class Demo {
+
+  private static final String USER = "2244994945";
 
   private Demo() {}
 
   static int run(StandaloneConsumer.Settings base, PrintStream out) throws Exception {
-    String secret = base.consumerSecrets().isEmpty() ? randomSecret() : base.consumerSecrets().get(0);
-    StandaloneConsumer.Settings settings =
-        new StandaloneConsumer.Settings(List.of(secret), "127.0.0.1", 0, base.path(), false, false, 1, 4);
-    try (StandaloneConsumer consumer =
-        StandaloneConsumer.start(settings, b -> b
-            .on("post.create", e -> out.printf("    listener post.create    saw post %s: \"%s\"%n",
-                e.id(), e.payload().path("text").asText()))
-            .on("profile.update.*", e -> out.printf("    listener profile.update.* saw %s (arrived as %s) for user %s%n",
-                e.type(), e.originalType(), e.forUserId().orElse("?")))
-            .on("dm.*", e -> out.printf("    listener dm.*           saw %s %s%n", e.type(), e.id()))
-            .on("follow.*", e -> out.printf("    listener follow.*       saw %s for user %s%n",
-                e.type(), e.forUserId().orElse("?")))
-            .onAny(e -> out.printf("    listener *              saw %s [%s, id %s]%n", e.type(), e.family(), e.id())))) {
-      URI uri = URI.create("http://127.0.0.1:" + consumer.port() + settings.path());
-      HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-      out.println("servicehooks demo: consumer listening at " + uri);
-      out.println();
+    try (PlatformSimulator platform = PlatformSimulator.builder().localMode(true).build().start()) {
+      StandaloneConsumer.Settings settings =
+          new StandaloneConsumer.Settings(
+              List.of(platform.consumerSecret()), "127.0.0.1", 0, base.path(), false, false, 1, 4);
+      try (StandaloneConsumer consumer = StandaloneConsumer.start(settings, b -> b
+          .on("post.create", e -> out.printf("    listener post.create      saw post %s: \"%s\"%n",
+              e.id(), e.payload().path("text").asText()))
+          .on("profile.update.*", e -> out.printf("    listener profile.update.* saw %s (arrived as %s) for user %s%n",
+              e.type(), e.originalType(), e.forUserId().orElse("?")))
+          .on("dm.*", e -> out.printf("    listener dm.*             saw %s %s%n", e.type(), e.id()))
+          .on("follow.*", e -> out.printf("    listener follow.*         saw %s for user %s%n",
+              e.type(), e.forUserId().orElse("?")))
+          .onAny(e -> out.printf("    listener *                saw %s [%s]%n", e.type(), e.family())))) {
+        String url = "http://127.0.0.1:" + consumer.port() + settings.path();
+        out.println("servicehooks demo");
+        out.println("  platform simulator at " + platform.baseUrl());
+        out.println("  consumer listening at " + url);
+        out.println();
 
-      String token = UUID.randomUUID().toString();
-      HttpResponse<String> crc = client.send(
-          HttpRequest.newBuilder(URI.create(uri + "?crc_token=" + token)).build(),
-          HttpResponse.BodyHandlers.ofString());
-      boolean crcOk = crc.body().contains(WebhookSigner.crcResponseToken(secret, token));
-      out.printf("CRC check                        -> %d %s (%s)%n%n", crc.statusCode(), crc.body(),
-          crcOk ? "token verified by the platform" : "WRONG TOKEN");
+        WebhookClient client = WebhookClient.builder()
+            .baseUrl(platform.baseUrl())
+            .apiCredentials(platform.apiKey(), platform.apiSecret())
+            .allowInsecureUrls(true) // local rehearsal: http and a port
+            .build();
+        Webhook webhook = client.ensureRegistered(url);
+        out.printf("1. registered with ensureRegistered: webhook %s valid=%s (the platform's CRC check passed)%n%n",
+            webhook.id(), webhook.valid());
 
-      String post = "{\"data\":{\"event_uuid\":\"1876011200000000001\",\"event_type\":\"post.create\","
-          + "\"filter\":{\"user_id\":\"2244994945\"},\"tag\":\"demo\",\"payload\":{\"id\":\"1876011200000000001\","
-          + "\"text\":\"Hello from the platform\",\"author_id\":\"2244994945\",\"created_at\":\"2026-11-22T10:00:00.000Z\"}}}";
-      deliver(client, uri, out, "activity envelope post.create", post, secret);
-      deliver(client, uri, out, "legacy name ProfileBioUpdate",
-          "{\"data\":{\"event_uuid\":\"-4410\",\"event_type\":\"ProfileBioUpdate\",\"filter\":{\"user_id\":\"2244994945\"},"
-              + "\"payload\":{\"before\":{\"description\":\"old bio\"},\"after\":{\"description\":\"new bio\"}}}}", secret);
-      deliver(client, uri, out, "activity envelope dm.received",
-          "{\"data\":{\"event_uuid\":\"77120\",\"event_type\":\"dm.received\",\"filter\":{\"user_id\":\"2244994945\"},"
-              + "\"payload\":{\"direct_message_events\":[{\"id\":\"dm-1\",\"event_type\":\"MessageCreate\",\"text\":\"hi\"}],\"users\":{}}}}", secret);
-      deliver(client, uri, out, "account-activity batch (3 events)",
-          "{\"for_user_id\":\"2244994945\",\"favorite_events\":[{\"id\":\"fav-1\",\"favorited_status\":{\"id_str\":\"1\"}}],"
-              + "\"follow_events\":[{\"type\":\"follow\",\"created_timestamp\":\"1763805600000\",\"source\":{\"id\":\"7\"},\"target\":{\"id\":\"2244994945\"}}],"
-              + "\"direct_message_events\":[{\"type\":\"message_create\",\"id\":\"dm-2\",\"message_create\":{\"sender_id\":\"2244994945\",\"target\":{\"recipient_id\":\"7\"}}}]}", secret);
-      deliver(client, uri, out, "the post.create again (a retry)", post, secret);
-      deliver(client, uri, out, "forged signature", post.replace("Hello", "Buy crypto"), "not-the-consumer-secret");
+        out.println("2. the platform delivers signed events");
+        deliver(platform, out, "post.create (activity envelope)",
+            Events.activity("1876011200000000001", "post.create", Map.of("user_id", USER), "demo",
+                Map.of("id", "1876011200000000001", "text", "Hello from the platform", "author_id", USER)), 1);
+        deliver(platform, out, "ProfileBioUpdate (legacy name)",
+            Events.activity("-4410", "ProfileBioUpdate", Map.of("user_id", USER), null,
+                Map.of("before", Map.of("description", "old bio"), "after", Map.of("description", "new bio"))), 1);
+        deliver(platform, out, "dm.received (activity envelope)",
+            Events.activity("77120", "dm.received", Map.of("user_id", USER), null,
+                Map.of("direct_message_events", List.of(Map.of("id", "dm-1", "text", "hi")), "users", Map.of())), 1);
+        deliver(platform, out, "follow_events (account-activity batch)",
+            Events.accountFollow(USER, "follow", "7", USER), 1);
+        deliver(platform, out, "post.create delivered twice (a duplicate)",
+            Events.activity("1876011200000000002", "post.create", Map.of("user_id", USER), null,
+                Map.of("id", "1876011200000000002", "text", "Said once, delivered twice", "author_id", USER)), 2);
 
-      String forgedToken = java.net.URLEncoder.encode(post, StandardCharsets.UTF_8);
-      HttpResponse<String> oracle = client.send(
-          HttpRequest.newBuilder(URI.create(uri + "?crc_token=" + forgedToken)).build(),
-          HttpResponse.BodyHandlers.ofString());
-      out.printf("CRC token that is an event body  -> %d %s%n%n", oracle.statusCode(), oracle.body());
+        out.println("3. an attacker without the consumer secret");
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        String forged = Events.activity("666", "post.create", Map.of("user_id", USER), null,
+            Map.of("id", "666", "text", "Buy crypto", "author_id", USER));
+        HttpResponse<String> refused = http.send(HttpRequest.newBuilder(URI.create(url))
+                .header("x-service-webhooks-signature", "sha256=" + "A".repeat(43) + "=")
+                .POST(HttpRequest.BodyPublishers.ofString(forged)).build(),
+            HttpResponse.BodyHandlers.ofString());
+        out.printf("   forged signature                  -> %d %s%n", refused.statusCode(), refused.body());
+        HttpResponse<String> oracle = http.send(HttpRequest.newBuilder(
+                URI.create(url + "?crc_token=" + URLEncoder.encode(forged, StandardCharsets.UTF_8))).build(),
+            HttpResponse.BodyHandlers.ofString());
+        out.printf("   event body sent as a CRC token    -> %d %s%n%n", oracle.statusCode(), oracle.body());
 
-      out.println("Meters (GET " + "/metrics):");
-      consumer.scrape().lines()
-          .filter(l -> l.startsWith("webhook_deliveries_total") || l.startsWith("webhook_events_total")
-              || l.startsWith("webhook_crc_total"))
-          .forEach(l -> out.println("    " + l));
-      return crcOk ? 0 : 1;
+        platform.advance(Duration.ofHours(1));
+        boolean valid = client.list().stream().filter(w -> w.id().equals(webhook.id())).allMatch(Webhook::valid);
+        out.printf("4. one hour later (simulated clock) the platform re-checks the webhook: %s%n%n",
+            valid ? "passed, still valid" : "FAILED, webhook now invalid");
+
+        out.println("5. meters (GET /metrics):");
+        consumer.scrape().lines()
+            .filter(l -> l.startsWith("webhook_deliveries_total") || l.startsWith("webhook_events_total")
+                || l.startsWith("webhook_crc_total"))
+            .forEach(l -> out.println("    " + l));
+        return valid && webhook.valid() ? 0 : 1;
+      }
     }
   }
 
-  private static void deliver(HttpClient client, URI uri, PrintStream out, String what, String json, String secret)
-      throws Exception {
-    byte[] body = json.getBytes(StandardCharsets.UTF_8);
-    out.printf("POST %-28s%n", what);
-    HttpResponse<String> r = client.send(
-        HttpRequest.newBuilder(uri)
-            .header("Content-Type", "application/json")
-            .header("x-service-webhooks-signature", WebhookSigner.sign(secret, body))
-            .POST(HttpRequest.BodyPublishers.ofByteArray(body))
-            .build(),
-        HttpResponse.BodyHandlers.ofString());
-    out.printf("                                 -> %d %s%n%n", r.statusCode(), r.body());
-  }
-
-  private static String randomSecret() {
-    byte[] bytes = new byte[32];
-    new SecureRandom().nextBytes(bytes);
-    return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+  private static void deliver(PlatformSimulator platform, PrintStream out, String what, String body, int copies) {
+    int before = platform.attempts().size();
+    out.println("   " + what);
+    platform.deliver(body, copies);
+    platform.awaitIdle(Duration.ofSeconds(10));
+    List<DeliveryAttempt> attempts = platform.attempts();
+    for (DeliveryAttempt a : attempts.subList(before, attempts.size())) {
+      out.printf("      -> answered %d%n", a.status());
+    }
+    out.println();
   }
 }

@@ -82,11 +82,14 @@ final class ConsumerJarIT {
     String log = Files.readString(out, StandardCharsets.UTF_8);
     assertThat(p.exitValue()).as(log).isZero();
     assertThat(log)
-        .contains("token verified by the platform")
+        .contains("the platform's CRC check passed")
         .contains("saw profile.update.bio (arrived as ProfileBioUpdate)")
-        .contains("\"status\":\"duplicate\"")
-        .contains("-> 401")
-        .contains("-> 400 {\"error\":\"invalid_crc_token\"");
+        .contains("saw follow.follow for user 2244994945")
+        .contains("forged signature                  -> 401")
+        .contains("-> 400 {\"error\":\"invalid_crc_token\"")
+        .contains("re-checks the webhook: passed");
+    // Delivered twice, dispatched once.
+    assertThat(log.split("saw post 1876011200000000002", -1)).hasSize(2);
   }
 
   private static int freePort() throws IOException {
