@@ -34,7 +34,10 @@ public interface Deduplicator {
   /** The claimed event was not handled: forget the claim so a redelivery runs it again. */
   void release(String key);
 
-  /** In-memory on Caffeine, remembering ids for 24 hours, at most one million of them. */
+  /**
+   * In-memory on Caffeine, remembering ids for 24 hours after they were last seen, at most one
+   * million of them (about 115 bytes each for the platform's numeric {@code event_uuid}s).
+   */
   static Deduplicator inMemory() {
     return inMemory(DEFAULT_WINDOW, DEFAULT_MAX_ENTRIES);
   }
@@ -42,7 +45,8 @@ public interface Deduplicator {
   /**
    * In-memory on Caffeine.
    *
-   * @param window how long a handled id is remembered, counted from when it was handled
+   * @param window how long a handled id is remembered, counted from when it was last seen (handled
+   *     or refused as a duplicate)
    * @param maxEntries how many ids at most; past it the least recently written are forgotten
    */
   static Deduplicator inMemory(Duration window, long maxEntries) {

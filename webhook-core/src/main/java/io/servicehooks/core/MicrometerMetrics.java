@@ -34,7 +34,7 @@ final class MicrometerMetrics implements Metrics {
   static Metrics create(Object registry, Deduplicator dedup) {
     MicrometerMetrics metrics = new MicrometerMetrics((MeterRegistry) registry);
     if (dedup instanceof InMemoryDeduplicator inMemory) {
-      Cache<String, Boolean> cache = inMemory.cache();
+      Cache<Object, Boolean> cache = inMemory.cache();
       CaffeineCacheMetrics.monitor(metrics.registry, cache, "webhook.dedup");
     }
     return metrics;

@@ -22,17 +22,38 @@ final class InMemoryDeduplicatorTest {
   private final Ticker ticker = nanos::get;
 
   @Test
-  void tryClaim_doneKey_isRefusedUntilWindowPasses() {
+  void tryClaim_doneKey_isRefusedUntilWindowPassesSinceLastSeen() {
     InMemoryDeduplicator dedup = new InMemoryDeduplicator(Duration.ofHours(24), 100, ticker);
     assertThat(dedup.tryClaim("e:1")).isTrue();
     dedup.markDone("e:1");
     assertThat(dedup.tryClaim("e:1")).isFalse();
 
     nanos.addAndGet(Duration.ofHours(23).toNanos());
+    assertThat(dedup.tryClaim("e:1")).isFalse(); // seen again: remembered 24 h from now
+
+    nanos.addAndGet(Duration.ofHours(23).toNanos());
     assertThat(dedup.tryClaim("e:1")).isFalse();
 
-    nanos.addAndGet(Duration.ofHours(2).toNanos());
+    nanos.addAndGet(Duration.ofHours(24).plusSeconds(1).toNanos());
     assertThat(dedup.tryClaim("e:1")).isTrue();
+  }
+
+  @Test
+  void compact_numericAndUuidEnvelopeIds_becomeExactSmallKeys() {
+    assertThat(InMemoryDeduplicator.compact("e:1876011200000000001")).isEqualTo(1876011200000000001L);
+    assertThat(InMemoryDeduplicator.compact("e:-4410")).isEqualTo(-4410L);
+    assertThat(InMemoryDeduplicator.compact("e:0")).isEqualTo(0L);
+    assertThat(InMemoryDeduplicator.compact("e:9b2bc4f0-1c1e-4d3f-8a7b-0123456789ab"))
+        .isEqualTo(java.util.UUID.fromString("9b2bc4f0-1c1e-4d3f-8a7b-0123456789ab"));
+    // Anything that would not round-trip stays a string, so distinct keys never meet.
+    for (String kept : new String[] {"e:007", "e:-0", "e:+7", "e:99999999999999999999", "e:", "e:1a",
+        "e:9B2BC4F0-1C1E-4D3F-8A7B-0123456789AB", "a:1:post_create_events:100", "e#abc"}) {
+      assertThat(InMemoryDeduplicator.compact(kept)).as(kept).isEqualTo(kept);
+    }
+    InMemoryDeduplicator dedup = new InMemoryDeduplicator(Duration.ofHours(1), 100, ticker);
+    assertThat(dedup.tryClaim("e:7")).isTrue();
+    assertThat(dedup.tryClaim("e:007")).isTrue();
+    assertThat(dedup.tryClaim("e:7")).isFalse();
   }
 
   @Test
