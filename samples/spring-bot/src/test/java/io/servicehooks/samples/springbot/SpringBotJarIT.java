@@ -1,0 +1,174 @@
+package io.servicehooks.samples.springbot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Starts the executable jar exactly as a user would ({@code SERVICE_CONSUMER_SECRET=... PORT=0
+ * java -jar target/servicehooks-spring-bot.jar}) and talks HTTP to it.
+ */
+final class SpringBotJarIT {
+
+  private static final String SECRET = "sample-consumer-secret";
+  private static final String PREVIOUS_SECRET = "previous-consumer-secret";
+  private static final Pattern STARTED = Pattern.compile("Tomcat started on port (\\d+)");
+
+  private static Process bot;
+  private static Path log;
+  private static int port;
+
+  private final HttpClient http = HttpClient.newHttpClient();
+
+  @BeforeAll
+  static void startTheJar() throws IOException {
+    Path jar = Path.of(System.getProperty("bot.jar", "target/servicehooks-spring-bot.jar"));
+    assertThat(jar).exists();
+    log = jar.resolveSibling("spring-bot-it.log");
+    ProcessBuilder builder = new ProcessBuilder(java(), "-jar", jar.toString())
+        .redirectErrorStream(true)
+        .redirectOutput(log.toFile());
+    builder.environment().put("SERVICE_CONSUMER_SECRET", SECRET + "," + PREVIOUS_SECRET);
+    builder.environment().put("PORT", "0");
+    List.of("SERVICE_WEBHOOK_URL", "SERVICE_API_BASE_URL", "SERVICE_BEARER_TOKEN", "SERVICE_API_KEY", "SERVICE_API_SECRET")
+        .forEach(builder.environment()::remove);
+    bot = builder.start();
+    await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(200))
+        .until(() -> startedPort() != null || !bot.isAlive());
+    assertThat(bot.isAlive()).as("the bot exited; see %s", log).isTrue();
+    port = startedPort();
+  }
+
+  @AfterAll
+  static void stopTheJar() throws InterruptedException {
+    if (bot != null) {
+      bot.destroy();
+      if (!bot.waitFor(30, TimeUnit.SECONDS)) {
+        bot.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+      }
+    }
+  }
+
+  @Test
+  void crc_answeredWithTheCurrentSecret() throws Exception {
+    HttpResponse<String> response = send(HttpRequest.newBuilder(url("/webhooks?crc_token=Tok-42")).GET());
+    assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(response.headers().firstValue("Content-Type")).hasValue("application/json");
+    assertThat(response.body()).isEqualTo("{\"response_token\":\"sha256=" + hmac(SECRET, "Tok-42") + "\"}");
+    assertThat(send(HttpRequest.newBuilder(url("/actuator/prometheus")).GET()).body())
+        .contains("webhook_crc_total{outcome=\"answered\"}");
+  }
+
+  @Test
+  void signedDeliveries_reachTheListenersOnce_andShowInPrometheus() throws Exception {
+    String post = envelope("-7001", "post.create", "{\"id\":\"7001\",\"text\":\"hello bot\",\"author_id\":\"2244994945\"}");
+    String bio = envelope("7002", "ProfileBioUpdate", "{\"before\":\"old\",\"after\":\"new\"}");
+
+    assertThat(deliver(post, SECRET).body()).isEqualTo("{\"status\":\"accepted\",\"events\":1,\"duplicates\":0}");
+    assertThat(deliver(post, SECRET).body()).isEqualTo("{\"status\":\"duplicate\",\"events\":0,\"duplicates\":1}");
+    assertThat(deliver(bio, PREVIOUS_SECRET).statusCode()).isEqualTo(200);
+    assertThat(deliver(bio, "wrong-secret").statusCode()).isEqualTo(401);
+
+    String logged = Files.readString(log);
+    assertThat(count(logged, "Post 7001 by 2244994945: hello bot")).isEqualTo(1);
+    assertThat(count(logged, "profile.update.bio (sent as ProfileBioUpdate)")).isEqualTo(1);
+
+    String metrics = send(HttpRequest.newBuilder(url("/actuator/prometheus")).GET()).body();
+    assertThat(metrics)
+        .contains("webhook_events_total{outcome=\"dispatched\",type=\"post.create\"} 1.0")
+        .contains("webhook_events_total{outcome=\"duplicate\",type=\"post.create\"} 1.0")
+        .contains("webhook_events_total{outcome=\"dispatched\",type=\"profile.update.bio\"} 1.0")
+        .contains("webhook_deliveries_total{outcome=\"invalid_signature\"} 1.0")
+        .contains("webhook_delivery_latency_seconds_count");
+  }
+
+  @Test
+  void health_showsTheWebhookUp() throws Exception {
+    HttpResponse<String> response = send(HttpRequest.newBuilder(url("/actuator/health")).GET());
+    assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(response.body())
+        .contains("\"webhook\":{\"details\":{\"path\":\"/webhooks\"")
+        .doesNotContain(SECRET);
+  }
+
+  @Test
+  void withoutConsumerSecret_refusesToStart() throws Exception {
+    Path jar = Path.of(System.getProperty("bot.jar", "target/servicehooks-spring-bot.jar"));
+    ProcessBuilder builder = new ProcessBuilder(java(), "-jar", jar.toString()).redirectErrorStream(true);
+    builder.environment().remove("SERVICE_CONSUMER_SECRET");
+    Process process = builder.start();
+    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(process.exitValue()).isEqualTo(2);
+    assertThat(output).contains("SERVICE_CONSUMER_SECRET is not set");
+  }
+
+  // ---- helpers ----------------------------------------------------------------------------------
+
+  private HttpResponse<String> deliver(String body, String secret) throws Exception {
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    return send(HttpRequest.newBuilder(url("/webhooks"))
+        .header("Content-Type", "application/json")
+        .header("x-service-webhooks-signature", "sha256=" + hmac(secret, bytes))
+        .POST(HttpRequest.BodyPublishers.ofByteArray(bytes)));
+  }
+
+  private HttpResponse<String> send(HttpRequest.Builder request) throws IOException, InterruptedException {
+    return http.send(request.timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static URI url(String path) {
+    return URI.create("http://127.0.0.1:" + port + path);
+  }
+
+  private static String envelope(String id, String type, String payload) {
+    return "{\"data\":{\"event_uuid\":\"" + id + "\",\"event_type\":\"" + type
+        + "\",\"filter\":{\"user_id\":\"2244994945\"},\"payload\":" + payload + "}}";
+  }
+
+  private static String hmac(String key, String message) throws Exception {
+    return hmac(key, message.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static String hmac(String key, byte[] message) throws Exception {
+    Mac mac = Mac.getInstance("HmacSHA256");
+    mac.init(new SecretKeySpec(key.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+    return Base64.getEncoder().encodeToString(mac.doFinal(message));
+  }
+
+  private static Integer startedPort() throws IOException {
+    Matcher matcher = STARTED.matcher(Files.exists(log) ? Files.readString(log) : "");
+    return matcher.find() ? Integer.valueOf(matcher.group(1)) : null;
+  }
+
+  private static int count(String text, String needle) {
+    int n = 0;
+    for (int i = text.indexOf(needle); i >= 0; i = text.indexOf(needle, i + 1)) {
+      n++;
+    }
+    return n;
+  }
+
+  private static String java() {
+    return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+  }
+}

@@ -1,0 +1,142 @@
+package io.servicehooks.spring;
+
+import io.servicehooks.core.WebhookConsumer;
+import io.servicehooks.core.WebhookEvent;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import org.springframework.aop.framework.autoproxy.AutoProxyUtils;
+import org.springframework.aop.scope.ScopedProxyUtils;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.core.MethodIntrospector;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.AnnotationUtils;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
+
+/**
+ * Finds the {@link WebhookListener}-annotated methods of the singleton beans and adds each to a
+ * consumer builder as a core listener. Signatures are checked before any bean is created, and a
+ * method that does not fit stops the start-up with a message that names it.
+ */
+final class ListenerMethods {
+
+  private ListenerMethods() {}
+
+  /** Adds every annotated method of every singleton bean to {@code builder}. */
+  static void register(ConfigurableListableBeanFactory beanFactory, WebhookConsumer.Builder builder) {
+    for (String name : beanFactory.getBeanNamesForType(Object.class, false, false)) {
+      if (ScopedProxyUtils.isScopedTarget(name)) {
+        continue;
+      }
+      Class<?> type = targetType(beanFactory, name);
+      if (type == null || !AnnotationUtils.isCandidateClass(type, WebhookListener.class)) {
+        continue;
+      }
+      Map<Method, WebhookListener> methods =
+          MethodIntrospector.selectMethods(
+              type,
+              (MethodIntrospector.MetadataLookup<WebhookListener>)
+                  method -> AnnotatedElementUtils.findMergedAnnotation(method, WebhookListener.class));
+      if (methods.isEmpty()) {
+        continue;
+      }
+      methods.keySet().forEach(ListenerMethods::check);
+      Object bean = beanFactory.getBean(name);
+      methods.forEach((method, annotation) -> add(builder, bean, method, annotation));
+    }
+  }
+
+  /** The patterns of an annotation, or every event when it names none. */
+  static List<String> patterns(WebhookListener annotation) {
+    return annotation == null || annotation.value().length == 0 ? List.of("*") : Arrays.asList(annotation.value());
+  }
+
+  private static Class<?> targetType(ConfigurableListableBeanFactory beanFactory, String name) {
+    try {
+      Class<?> type = AutoProxyUtils.determineTargetClass(beanFactory, name);
+      return type != null ? type : beanFactory.getType(name, false);
+    } catch (RuntimeException unresolvable) {
+      // A bean whose type cannot be determined without creating it cannot declare listeners here.
+      return null;
+    }
+  }
+
+  private static void check(Method method) {
+    String problem = null;
+    if (method.getParameterCount() != 1) {
+      problem = "it takes " + method.getParameterCount() + " parameters but must take exactly one";
+    } else if (method.getParameterTypes()[0].isPrimitive()) {
+      problem = "its parameter is a primitive, which no payload maps to";
+    } else if (Modifier.isStatic(method.getModifiers())) {
+      problem = "it is static";
+    }
+    if (problem != null) {
+      throw new IllegalStateException(
+          "Invalid @WebhookListener method " + describe(method) + ": " + problem
+              + " (the WebhookEvent, or a type its payload maps to)");
+    }
+  }
+
+  private static void add(WebhookConsumer.Builder builder, Object bean, Method method, WebhookListener annotation) {
+    Method invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
+    ReflectionUtils.makeAccessible(invocable);
+    try {
+      builder.on(patterns(annotation), new MethodListener(bean, invocable, describe(method)));
+    } catch (IllegalArgumentException badPattern) {
+      // The message carries the cause's: the failure analysis then shows the method at the root.
+      throw new IllegalStateException(
+          "Invalid @WebhookListener method " + describe(method) + ": " + badPattern.getMessage());
+    }
+  }
+
+  static String describe(Method method) {
+    List<String> parameters = new ArrayList<>();
+    for (Class<?> parameter : method.getParameterTypes()) {
+      parameters.add(parameter.getSimpleName());
+    }
+    return ClassUtils.getQualifiedMethodName(method) + "(" + String.join(", ", parameters) + ")";
+  }
+
+  /** A core listener that calls one annotated method, with the event or its mapped payload. */
+  private static final class MethodListener implements io.servicehooks.core.WebhookListener {
+    private final Object bean;
+    private final Method method;
+    private final Class<?> parameterType;
+    private final String description;
+
+    MethodListener(Object bean, Method method, String description) {
+      this.bean = bean;
+      this.method = method;
+      this.parameterType = method.getParameterTypes()[0];
+      this.description = description;
+    }
+
+    @Override
+    public void onEvent(WebhookEvent event) throws Exception {
+      Object argument = parameterType == WebhookEvent.class ? event : event.payloadAs(parameterType);
+      try {
+        method.invoke(bean, argument);
+      } catch (InvocationTargetException e) {
+        Throwable cause = e.getCause();
+        if (cause instanceof Exception exception) {
+          throw exception;
+        }
+        if (cause instanceof Error error) {
+          throw error;
+        }
+        throw e;
+      }
+    }
+
+    @Override
+    public String toString() {
+      return "@WebhookListener " + description;
+    }
+  }
+}

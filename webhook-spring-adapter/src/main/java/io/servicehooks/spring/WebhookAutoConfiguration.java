@@ -1,0 +1,190 @@
+package io.servicehooks.spring;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.servicehooks.core.Deduplicator;
+import io.servicehooks.core.ErrorHandler;
+import io.servicehooks.core.WebhookConsumer;
+import io.servicehooks.registration.WebhookClient;
+import java.util.List;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.web.servlet.ServletRegistrationBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.core.env.PropertySource;
+import org.springframework.core.env.StandardEnvironment;
+
+/**
+ * Auto-configuration of a webhook endpoint in a Spring Boot servlet application: a {@link
+ * WebhookConsumer} built from the {@code servicehooks.webhook.*} properties, the listener beans
+ * and the {@link WebhookListener @WebhookListener} methods, served by a servlet at {@code
+ * servicehooks.webhook.path}; metrics in the application's {@link MeterRegistry}, a {@code webhook}
+ * health indicator, and, with {@code servicehooks.registration.public-url}, registration of the
+ * webhook once the application is ready.
+ *
+ * <p>Active only in a servlet web application with at least one consumer secret configured. Each
+ * bean backs off when the application defines its own: the {@link WebhookConsumer}, the servlet
+ * registration {@code webhookServletRegistration}, the {@code webhookHealthIndicator} and the
+ * {@link WebhookClient}.
+ */
+@AutoConfiguration
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@Conditional(OnConsumerSecretCondition.class)
+@EnableConfigurationProperties(WebhookProperties.class)
+public class WebhookAutoConfiguration {
+
+  /**
+   * The consumer: properties first, then the {@link ErrorHandler} and {@link Deduplicator} beans,
+   * the beans implementing the core listener interface, the annotated methods, and last the
+   * {@link WebhookConsumerCustomizer}s, so that they may override any of it.
+   */
+  @Bean
+  @ConditionalOnMissingBean
+  public WebhookConsumer webhookConsumer(
+      WebhookProperties properties,
+      ConfigurableListableBeanFactory beanFactory,
+      ObjectProvider<ErrorHandler> errorHandler,
+      ObjectProvider<Deduplicator> deduplicator,
+      ObjectProvider<io.servicehooks.core.WebhookListener> listeners,
+      ObjectProvider<WebhookConsumerCustomizer> customizers) {
+    WebhookProperties.Acknowledgement ack = properties.getAcknowledgement();
+    long maxBody = properties.getMaxBodySize().toBytes();
+    if (maxBody > Integer.MAX_VALUE) {
+      throw new IllegalStateException(
+          "servicehooks.webhook.max-body-size must be at most 2 GB, was " + properties.getMaxBodySize());
+    }
+    WebhookConsumer.Builder builder =
+        WebhookConsumer.builder()
+            .consumerSecrets(properties.getConsumerSecrets())
+            .maxBodyBytes((int) maxBody)
+            .dedupWindow(properties.getDedup().getWindow())
+            .dedupMaxEntries(properties.getDedup().getMaxEntries())
+            .acknowledgement(ack.getMode())
+            .asyncQueueCapacity(ack.getQueueCapacity())
+            .asyncThreads(ack.getThreads())
+            .drainTimeout(ack.getDrainTimeout());
+    errorHandler.ifUnique(builder::onError);
+    deduplicator.ifUnique(builder::deduplicator);
+    listeners.orderedStream().forEach(listener -> builder.on(typesOf(listener), listener));
+    ListenerMethods.register(beanFactory, builder);
+    customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
+    return builder.build();
+  }
+
+  /** The servlet that serves the consumer at {@code servicehooks.webhook.path}. */
+  @Bean
+  @ConditionalOnMissingBean(name = "webhookServletRegistration")
+  public ServletRegistrationBean<?> webhookServletRegistration(
+      WebhookProperties properties, ObjectProvider<WebhookConsumer> consumer) {
+    String path = checkedPath(properties.getPath());
+    ServletRegistrationBean<WebhookServlet> registration =
+        new ServletRegistrationBean<>(new WebhookServlet(consumer::getObject), path);
+    registration.setName("webhookServlet");
+    return registration;
+  }
+
+  private static List<String> typesOf(io.servicehooks.core.WebhookListener listener) {
+    return ListenerMethods.patterns(
+        AnnotatedElementUtils.findMergedAnnotation(AopUtils.getTargetClass(listener), WebhookListener.class));
+  }
+
+  static String checkedPath(String path) {
+    if (path == null || !path.startsWith("/") || path.contains("*") || path.contains("?") || path.contains("#")) {
+      throw new IllegalStateException(
+          "servicehooks.webhook.path must be a plain path starting with '/', such as /webhooks, was: " + path);
+    }
+    return path;
+  }
+
+  /** Records the core's meters in the application's registry, when it has one. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(MeterRegistry.class)
+  static class MetricsConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean(name = "webhookMetricsCustomizer")
+    WebhookConsumerCustomizer webhookMetricsCustomizer(ObjectProvider<MeterRegistry> registry) {
+      return builder -> registry.ifUnique(builder::meterRegistry);
+    }
+  }
+
+  /** The {@code webhook} health indicator. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(HealthIndicator.class)
+  @ConditionalOnEnabledHealthIndicator("webhook")
+  static class HealthConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean(name = "webhookHealthIndicator")
+    HealthIndicator webhookHealthIndicator(WebhookProperties properties) {
+      return new WebhookHealthIndicator(properties.getPath(), properties.getAcknowledgement().getMode());
+    }
+  }
+
+  /** Registration at start-up, when {@code servicehooks.registration.public-url} is set. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(WebhookClient.class)
+  @Conditional(OnPublicUrlCondition.class)
+  @EnableConfigurationProperties(RegistrationProperties.class)
+  static class RegistrationConfiguration {
+
+    static final String BEARER_TOKEN = "SERVICE_BEARER_TOKEN";
+    static final String API_KEY = "SERVICE_API_KEY";
+    static final String API_SECRET = "SERVICE_API_SECRET";
+
+    /**
+     * A client for the platform at {@code servicehooks.registration.base-url}, with credentials
+     * from the process environment only, never from properties files.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    WebhookClient webhookClient(RegistrationProperties properties, ConfigurableEnvironment environment) {
+      if (properties.getBaseUrl() == null) {
+        throw new IllegalStateException(
+            "servicehooks.registration.base-url is required when servicehooks.registration.public-url is set");
+      }
+      WebhookClient.Builder builder =
+          WebhookClient.builder()
+              .baseUrl(properties.getBaseUrl())
+              .allowInsecureUrls(properties.isAllowInsecureUrl());
+      PropertySource<?> env =
+          environment.getPropertySources().get(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME);
+      String token = variable(env, BEARER_TOKEN);
+      String key = variable(env, API_KEY);
+      String secret = variable(env, API_SECRET);
+      if (token != null) {
+        builder.bearerToken(token);
+      } else if (key != null && secret != null) {
+        builder.apiCredentials(key, secret);
+      } else {
+        throw new IllegalStateException(
+            "servicehooks.registration.public-url is set but the environment has neither " + BEARER_TOKEN
+                + " nor both " + API_KEY + " and " + API_SECRET);
+      }
+      return builder.build();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    WebhookRegistrar webhookRegistrar(
+        WebhookClient client, RegistrationProperties properties, ConfigurableEnvironment environment) {
+      return new WebhookRegistrar(client, properties.getPublicUrl(), environment);
+    }
+
+    private static String variable(PropertySource<?> env, String name) {
+      Object value = env == null ? null : env.getProperty(name);
+      return value == null || value.toString().isBlank() ? null : value.toString().strip();
+    }
+  }
+}

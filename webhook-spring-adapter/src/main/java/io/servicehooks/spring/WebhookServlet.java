@@ -1,0 +1,114 @@
+package io.servicehooks.spring;
+
+import io.servicehooks.core.WebhookConsumer;
+import io.servicehooks.core.WebhookRequest;
+import io.servicehooks.core.WebhookResponse;
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.util.Enumeration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.Supplier;
+import org.springframework.web.util.ContentCachingRequestWrapper;
+import org.springframework.web.util.WebUtils;
+
+/**
+ * Serves a {@link WebhookConsumer} as a plain servlet: it translates each request into a {@link
+ * WebhookRequest} and copies the core's {@link WebhookResponse} back unchanged, so the endpoint
+ * answers exactly as the core does.
+ *
+ * <p>It reads the raw body bytes itself, never past the consumer's size limit, instead of going
+ * through Spring MVC's message converters, which would decode and re-encode the JSON and break the
+ * signature. When a filter earlier in the chain already read the body through Spring's {@link
+ * ContentCachingRequestWrapper}, the bytes it cached are used.
+ */
+final class WebhookServlet extends HttpServlet {
+
+  private final transient Supplier<WebhookConsumer> consumerSupplier;
+  private transient volatile WebhookConsumer consumer;
+
+  /**
+   * Takes a supplier so that the consumer (and the listener beans behind it) is created with the
+   * other singletons rather than while the web server is being set up.
+   */
+  WebhookServlet(Supplier<WebhookConsumer> consumer) {
+    this.consumerSupplier = consumer;
+  }
+
+  @Override
+  protected void service(HttpServletRequest request, HttpServletResponse response) throws IOException {
+    WebhookConsumer consumer = consumer();
+    if (!"POST".equals(request.getMethod())) {
+      // CRC checks and refused methods: the core answers without a body.
+      write(response, consumer.handle(new WebhookRequest(request.getMethod(), request.getQueryString(), headers(request), null)).join());
+      return;
+    }
+    int limit = consumer.maxBodyBytes();
+    if (request.getContentLengthLong() > limit) {
+      tooLarge(response, consumer);
+      return;
+    }
+    byte[] body = request.getInputStream().readNBytes(limit + 1);
+    body = bodyCachedByFilter(request, body);
+    if (body.length > limit) {
+      tooLarge(response, consumer);
+      return;
+    }
+    // In synchronous mode the listeners run here, on the container's thread, which may block.
+    WebhookResponse answer = consumer.handle(new WebhookRequest("POST", request.getQueryString(), headers(request), body)).join();
+    write(response, answer);
+  }
+
+  /**
+   * A filter that read the body through a {@link ContentCachingRequestWrapper} leaves the stream
+   * drained (or partly drained) but the bytes cached. Everything read since went through the same
+   * wrapper, so its cache then holds the whole body and is longer than what was left to read here.
+   */
+  private static byte[] bodyCachedByFilter(HttpServletRequest request, byte[] read) {
+    ContentCachingRequestWrapper caching = WebUtils.getNativeRequest(request, ContentCachingRequestWrapper.class);
+    if (caching == null) {
+      return read;
+    }
+    byte[] cached = caching.getContentAsByteArray();
+    return cached.length > read.length ? cached : read;
+  }
+
+  private static Map<String, String> headers(HttpServletRequest request) {
+    Map<String, String> headers = new LinkedHashMap<>();
+    Enumeration<String> names = request.getHeaderNames();
+    while (names != null && names.hasMoreElements()) {
+      String name = names.nextElement();
+      headers.putIfAbsent(name, request.getHeader(name));
+    }
+    return headers;
+  }
+
+  private static void tooLarge(HttpServletResponse response, WebhookConsumer consumer) throws IOException {
+    // The rest of the body is never read: the connection cannot be reused.
+    response.setHeader("Connection", "close");
+    write(response, consumer.payloadTooLarge());
+  }
+
+  private static void write(HttpServletResponse response, WebhookResponse answer) throws IOException {
+    response.setStatus(answer.status());
+    answer.headers().forEach(response::setHeader);
+    response.setContentLength(answer.body().length);
+    response.getOutputStream().write(answer.body());
+  }
+
+  private WebhookConsumer consumer() {
+    WebhookConsumer current = consumer;
+    if (current == null) {
+      current = consumerSupplier.get();
+      consumer = current;
+    }
+    return current;
+  }
+
+  @Override
+  public String toString() {
+    return "WebhookServlet";
+  }
+}
