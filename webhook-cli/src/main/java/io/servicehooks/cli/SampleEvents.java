@@ -1,12 +1,12 @@
 package io.servicehooks.cli;
 
+import io.servicehooks.core.EventTypes;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -20,20 +20,6 @@ final class SampleEvents {
     static final String SUBSCRIBED_USER_ID = "2244994945";
     private static final String OTHER_USER_ID = "783214";
     private static final ObjectMapper JSON = new ObjectMapper();
-
-    /** Legacy PascalCase names (PROTOCOL.md section 4) and the current names they stand for. */
-    private static final Map<String, String> LEGACY_NAMES = Map.ofEntries(
-            Map.entry("ProfileBioUpdate", "profile.update.bio"),
-            Map.entry("ProfilePictureUpdate", "profile.update.profile_picture"),
-            Map.entry("ProfileBannerPictureUpdate", "profile.update.banner_picture"),
-            Map.entry("ProfileBannerUpdate", "profile.update.banner_picture"),
-            Map.entry("ProfileScreennameUpdate", "profile.update.screenname"),
-            Map.entry("ProfileGeoUpdate", "profile.update.geo"),
-            Map.entry("ProfileUrlUpdate", "profile.update.url"),
-            Map.entry("ProfileVerifiedBadgeUpdate", "profile.update.verified_badge"),
-            Map.entry("NewsNew", "news.new"),
-            Map.entry("FollowFollow", "follow.follow"),
-            Map.entry("FollowUnfollow", "follow.unfollow"));
 
     private SampleEvents() {
     }
@@ -97,7 +83,7 @@ final class SampleEvents {
     }
 
     private static String current(String eventType) {
-        return LEGACY_NAMES.getOrDefault(eventType, eventType);
+        return EventTypes.currentName(eventType);
     }
 
     private static String family(String eventType) {

@@ -1,5 +1,7 @@
 package io.servicehooks.cli;
 
+import io.servicehooks.core.WebhookRequest;
+import io.servicehooks.core.WebhookSigner;
 import io.servicehooks.registration.WebhookClient;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -85,7 +87,7 @@ final class SendCommand implements Callable<Integer> {
         HttpRequest request = HttpRequest.newBuilder(URI.create(url))
                 .timeout(Duration.ofSeconds(10))
                 .header("Content-Type", "application/json")
-                .header(Signatures.HEADER, Signatures.sign(secret, bytes))
+                .header(WebhookRequest.SIGNATURE_HEADER, WebhookSigner.sign(secret, bytes))
                 .header("User-Agent", "servicehooks-cli")
                 .POST(HttpRequest.BodyPublishers.ofByteArray(bytes))
                 .build();

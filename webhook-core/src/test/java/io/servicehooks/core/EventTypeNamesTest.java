@@ -66,4 +66,11 @@ final class EventTypeNamesTest {
     assertThat(withAlias.normalize("TweetCreate")).isEqualTo("post.create");
     assertThat(withAlias.normalize("NewsNew")).isEqualTo("news.new");
   }
+
+  @Test
+  void eventTypes_currentName_appliesTheSameRules() {
+    assertThat(EventTypes.currentName("ProfileBannerUpdate")).isEqualTo("profile.update.banner_picture");
+    assertThat(EventTypes.currentName("ProfileHandleUpdate")).isEqualTo("profile.update.handle");
+    assertThat(EventTypes.currentName("post.create")).isEqualTo("post.create");
+  }
 }

@@ -1,0 +1,22 @@
+package io.servicehooks.core;
+
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The event-type naming rules the consumer applies, for code that meets type names outside a
+ * consumer (a CLI, a log pipeline): legacy PascalCase names become current dot names by the
+ * PROTOCOL section 4 table, then by the general rule described on {@link WebhookConsumer}'s
+ * README section; current and unknown names pass through unchanged.
+ */
+public final class EventTypes {
+
+  private static final EventTypeNames DEFAULT = new EventTypeNames(Map.of());
+
+  private EventTypes() {}
+
+  /** The current name of {@code received}, e.g. {@code profile.update.bio} for {@code ProfileBioUpdate}. */
+  public static String currentName(String received) {
+    return DEFAULT.normalize(Objects.requireNonNull(received, "received"));
+  }
+}
