@@ -1,0 +1,232 @@
+#!/usr/bin/env bash
+# Load harness: servicehooks against what a user would write instead. Run from the repository root:
+#
+#   benchmarks/load.sh
+#
+# It builds what it needs, installs wrk (Debian package) if missing, writes a pool of pre-signed
+# deliveries once, then for ROUNDS rounds, alternating servers, measures each (server, workload,
+# connections) cell on a freshly started server: WARMUP seconds of load, then DURATION seconds
+# measured. Servers run pinned to CPU $SERVER_CPU, wrk (one thread) to CPU $LOAD_CPU, all on
+# 127.0.0.1. The medians go to stdout and to benchmarks/results/latest.md.
+#
+# Servers:  a         raw Undertow: reads the body, answers 200 (GET: a fixed CRC-sized answer)
+#           b         hand-written Undertow: HMAC, Jackson tree, Caffeine put-if-absent, on the IO thread
+#           c         hand-written Spring Boot 4 (Tomcat) controller doing the same checks
+#           d-inline  samples/consumer/target/servicehooks-consumer.jar, LISTENER_MODE=inline
+#           d-worker  the same jar, LISTENER_MODE=worker (its default)
+#           e         samples/spring-bot/target/servicehooks-spring-bot.jar (skipped if not built)
+#   A suffix @ioN / @wN / @ioNwM sets Undertow IO / worker threads: for a and b through their env,
+#   for d-* by starting the consumer through io.servicehooks.benchmarks.TunedConsumer instead of
+#   the jar's main (the jar has no setting for them yet). Example: SERVERS="b@io1 d-inline@io1".
+# Workloads: new    every delivery a new event (each request of a run is distinct: see load.lua)
+#            dup10  every 10th delivery repeats one sent 64..5000 requests earlier
+#            crc    GET ?crc_token=<uuid-like>, on CRC_SERVERS only
+#
+# Settings (environment): ROUNDS=3 WARMUP=10 DURATION=10 CONNECTIONS="16 64" WORKLOADS="new dup10"
+#   SERVERS="a b c d-inline d-worker e" CRC_SERVERS="a d-worker" PORT=18080 SERVER_CPU=0 LOAD_CPU=1
+#   JVM_FLAGS (below) WARM_POOL=300000 MEASURE_POOL=1500000 SKIP_BUILD=0 E_LOG_LEVEL=WARN
+# A smoke run: ROUNDS=1 WARMUP=1 DURATION=3 CONNECTIONS=64 MEASURE_POOL=400000 benchmarks/load.sh
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+
+ROUNDS=${ROUNDS:-3}
+WARMUP=${WARMUP:-10}
+DURATION=${DURATION:-10}
+CONNECTIONS=${CONNECTIONS:-"16 64"}
+WORKLOADS=${WORKLOADS:-"new dup10"}
+SERVERS=${SERVERS:-"a b c d-inline d-worker e"}
+CRC_SERVERS=${CRC_SERVERS:-"a d-worker"}
+PORT=${PORT:-18080}
+SERVER_CPU=${SERVER_CPU:-0}
+LOAD_CPU=${LOAD_CPU:-1}
+# The same for every server. GC set explicitly: a JVM pinned to one core would pick SerialGC.
+JVM_FLAGS=${JVM_FLAGS:-"-XX:+UseParallelGC -Xms1g -Xmx1g -XX:+AlwaysPreTouch"}
+WARM_POOL=${WARM_POOL:-300000}
+MEASURE_POOL=${MEASURE_POOL:-1500000}
+SKIP_BUILD=${SKIP_BUILD:-0}
+E_LOG_LEVEL=${E_LOG_LEVEL:-WARN}
+
+SECRET=bench-consumer-secret-0123456789abcdef # the pool is signed with it; not a real secret
+BENCH_JAR=$ROOT/benchmarks/target/benchmarks.jar
+SPRING_JAR=$ROOT/benchmarks/spring-baseline/target/spring-baseline.jar
+CONSUMER_JAR=$ROOT/samples/consumer/target/servicehooks-consumer.jar
+BOT_JAR=$ROOT/samples/spring-bot/target/servicehooks-spring-bot.jar
+LUA=$ROOT/benchmarks/load.lua
+URL=http://127.0.0.1:$PORT/webhooks
+STAMP=$(date -u +%Y%m%dT%H%M%SZ)
+LOGS=$ROOT/benchmarks/target/load-logs/$STAMP
+RESULTS=$ROOT/benchmarks/results
+RAW=$RESULTS/raw-$STAMP.tsv
+mkdir -p "$LOGS" "$RESULTS"
+
+say() { echo "[load] $*" >&2; }
+
+# ---- build ---------------------------------------------------------------------------------------
+if [ "$SKIP_BUILD" != 1 ]; then
+  modules=benchmarks,benchmarks/spring-baseline,samples/consumer
+  if grep -q '<module>spring-bot</module>' samples/pom.xml 2>/dev/null; then
+    modules=$modules,samples/spring-bot
+  fi
+  say "building $modules"
+  ./mvnw -q -B -DskipTests package -pl "$modules" -am
+fi
+
+# ---- wrk -----------------------------------------------------------------------------------------
+if ! command -v wrk >/dev/null; then
+  say "installing wrk from Debian packages"
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && apt-get install -y -qq wrk
+  else
+    sudo apt-get update -qq && sudo apt-get install -y -qq wrk
+  fi
+fi
+
+# ---- servers -------------------------------------------------------------------------------------
+SERVERS_RUN=""
+for s in $SERVERS; do
+  if [ "${s%%@*}" = e ] && [ ! -f "$BOT_JAR" ]; then
+    say "SKIPPING (e): $BOT_JAR does not exist (samples/spring-bot not built or not in the reactor yet)"
+    continue
+  fi
+  if [ "${s%%@*}" = e ] && ! grep -q '<module>spring-bot</module>' samples/pom.xml; then
+    say "NOTE (e): samples/spring-bot is not in the reactor yet; using the jar already there ($(date -r "$BOT_JAR" -u +%FT%TZ))"
+  fi
+  SERVERS_RUN="$SERVERS_RUN $s"
+done
+
+SERVER_PID=""
+stop_server() {
+  if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
+    kill -TERM "$SERVER_PID" 2>/dev/null || true
+    for _ in $(seq 1 100); do
+      kill -0 "$SERVER_PID" 2>/dev/null || break
+      sleep 0.2
+    done
+    kill -KILL "$SERVER_PID" 2>/dev/null || true
+    wait "$SERVER_PID" 2>/dev/null || true
+  fi
+  SERVER_PID=""
+}
+trap stop_server EXIT INT TERM
+
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; }
+
+# start_server SPEC LOGFILE: starts the server pinned to SERVER_CPU and waits for its port.
+start_server() {
+  local spec=$1 log=$2 base=${1%%@*} tune="" io="" workers=""
+  [[ $spec == *@* ]] && tune=${spec#*@}
+  [[ $tune =~ io([0-9]+) ]] && io=${BASH_REMATCH[1]}
+  [[ $tune =~ w([0-9]+) ]] && workers=${BASH_REMATCH[1]}
+  local -a envs=("SERVICE_CONSUMER_SECRET=$SECRET" "PORT=$PORT")
+  local -a cmd
+  # shellcheck disable=SC2206
+  local -a jvm=($JVM_FLAGS)
+  case $base in
+    a | b)
+      local main=RawServer
+      [ "$base" = b ] && main=HandWrittenServer
+      envs+=("IO_THREADS=$io" "WORKER_THREADS=$workers")
+      cmd=(java "${jvm[@]}" -cp "$BENCH_JAR" "io.servicehooks.benchmarks.$main") ;;
+    c)
+      envs+=("SERVER_ADDRESS=127.0.0.1")
+      cmd=(java "${jvm[@]}" -jar "$SPRING_JAR") ;;
+    d-inline | d-worker)
+      envs+=("LISTENER_MODE=${base#d-}" "LOG_EVENTS=false" "HOST=127.0.0.1" "WEBHOOK_PATH=/webhooks")
+      if [ -n "$tune" ]; then
+        envs+=("IO_THREADS=${io:-0}" "WORKER_THREADS=${workers:-0}")
+        cmd=(java "${jvm[@]}" -cp "$BENCH_JAR" io.servicehooks.benchmarks.TunedConsumer)
+      else
+        cmd=(java "${jvm[@]}" -jar "$CONSUMER_JAR")
+      fi ;;
+    e)
+      # The bot logs every post it handles at INFO (text included); E_LOG_LEVEL=WARN is its
+      # equivalent of the consumer jar's LOG_EVENTS=false. E_LOG_LEVEL=INFO measures it as shipped.
+      envs+=("SERVER_ADDRESS=127.0.0.1" "LOGGING_LEVEL_IO_SERVICEHOOKS=$E_LOG_LEVEL")
+      cmd=(java "${jvm[@]}" -jar "$BOT_JAR") ;;
+    *) say "unknown server $spec"; exit 2 ;;
+  esac
+  if port_open; then
+    say "something already listens on 127.0.0.1:$PORT; set PORT to a free one"
+    exit 2
+  fi
+  env "${envs[@]}" taskset -c "$SERVER_CPU" "${cmd[@]}" >"$log" 2>&1 &
+  SERVER_PID=$!
+  for _ in $(seq 1 300); do
+    if port_open; then
+      return 0
+    fi
+    if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+      say "server $spec exited; its log ($log):"
+      tail -20 "$log" >&2
+      exit 1
+    fi
+    sleep 0.2
+  done
+  say "server $spec did not open port $PORT within 60 s"
+  exit 1
+}
+
+# ---- the pool of pre-signed deliveries -----------------------------------------------------------
+POOL=$ROOT/benchmarks/target/pool/pool-$PORT-$((WARM_POOL + MEASURE_POOL)).bin
+if [ ! -f "$POOL" ] || [ "$BENCH_JAR" -nt "$POOL" ]; then
+  mkdir -p "$(dirname "$POOL")"
+  rm -f "$ROOT"/benchmarks/target/pool/pool-*.bin
+  say "writing $((WARM_POOL + MEASURE_POOL)) pre-signed deliveries to $POOL"
+  java -Xmx512m -cp "$BENCH_JAR" io.servicehooks.benchmarks.PoolGenerator \
+    "$POOL" $((WARM_POOL + MEASURE_POOL)) "127.0.0.1:$PORT" /webhooks "$SECRET" >&2
+fi
+
+# run_wrk MODE CONNS SECONDS FIRST COUNT LOG: one wrk run; prints its RESULT line.
+run_wrk() {
+  taskset -c "$LOAD_CPU" wrk -t1 -c"$2" -d"$3"s --latency -s "$LUA" "$URL" -- "$1" "$POOL" "$4" "$5" >"$6" 2>&1 || {
+    say "wrk failed, see $6"
+    tail -5 "$6" >&2
+    return 1
+  }
+  grep '^RESULT ' "$6"
+}
+
+field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
+
+# ---- header --------------------------------------------------------------------------------------
+CPU_MODEL=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+JAVA_VERSION=$(java -version 2>&1 | head -1)
+WRK_VERSION=$(wrk -v 2>&1 | head -1 || true)
+HEADER=(
+  "# Load results $STAMP"
+  ""
+  "Machine: $(nproc) CPUs ($CPU_MODEL), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr); $JAVA_VERSION; ${WRK_VERSION%% Copyright*}."
+  "Servers pinned with \`taskset -c $SERVER_CPU\`, wrk with \`taskset -c $LOAD_CPU\` (\`wrk -t1 --latency\`), 127.0.0.1 only."
+  "JVM flags, every server: \`$JVM_FLAGS\`. (d) with LOG_EVENTS=false; (e) with logging.level.io.servicehooks=$E_LOG_LEVEL."
+  "Each cell: a fresh server, ${WARMUP} s warm-up (pool records 0..$WARM_POOL, wrapping), then ${DURATION} s measured on"
+  "records $WARM_POOL.. (up to $MEASURE_POOL distinct pre-signed 1.5 KB deliveries, so no request repeats within a measured run"
+  "unless 'pool wrapped' says so). Rounds: $ROUNDS, servers alternating within each round; medians reported."
+  "Run: \`ROUNDS=$ROUNDS WARMUP=$WARMUP DURATION=$DURATION CONNECTIONS=\"$CONNECTIONS\" WORKLOADS=\"$WORKLOADS\" SERVERS=\"$SERVERS\" CRC_SERVERS=\"$CRC_SERVERS\" benchmarks/load.sh\`"
+)
+
+# ---- measure -------------------------------------------------------------------------------------
+printf 'round\tserver\tworkload\tconnections\trps\tp50_us\tp99_us\terrors\twrapped\n' >"$RAW"
+for round in $(seq 1 "$ROUNDS"); do
+  for workload in $WORKLOADS crc; do
+    servers=$SERVERS_RUN
+    [ "$workload" = crc ] && servers=$CRC_SERVERS
+    for conns in $CONNECTIONS; do
+      for server in $servers; do
+        tag="r$round-$workload-c$conns-${server//@/_}"
+        start_server "$server" "$LOGS/$tag.server.log"
+        run_wrk "$workload" "$conns" "$WARMUP" 0 "$WARM_POOL" "$LOGS/$tag.warmup.txt" >/dev/null
+        line=$(run_wrk "$workload" "$conns" "$DURATION" "$WARM_POOL" "$MEASURE_POOL" "$LOGS/$tag.wrk.txt")
+        stop_server
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$server" "$workload" "$conns" \
+          "$(field rps "$line")" "$(field p50_us "$line")" "$(field p99_us "$line")" \
+          "$(field errors "$line")" "$(field wrapped "$line")" >>"$RAW"
+        say "round $round $workload c=$conns $server: $(field rps "$line") req/s, p50 $(field p50_us "$line") us, p99 $(field p99_us "$line") us, errors $(field errors "$line"), wrapped $(field wrapped "$line")"
+      done
+    done
+  done
+done
+
+java -cp "$BENCH_JAR" io.servicehooks.benchmarks.LoadReport "$RAW" "${HEADER[@]}" "" "Raw: benchmarks/results/raw-$STAMP.tsv; wrk and server logs: benchmarks/target/load-logs/$STAMP/." \
+  | tee "$RESULTS/latest.md"

@@ -1,0 +1,152 @@
+package io.servicehooks.benchmarks;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Turns the raw measurements of {@code benchmarks/load.sh} (a TSV, one line per wrk measurement)
+ * into the markdown table: the median over rounds of requests/s, p50 and p99 for every server,
+ * workload and connection count, then the headline ratios against their targets.
+ *
+ * <p>{@code java -cp benchmarks.jar io.servicehooks.benchmarks.LoadReport raw.tsv [title lines...]}
+ */
+public final class LoadReport {
+
+  /** One wrk measurement. */
+  record Row(int round, String server, String workload, int connections, double rps, double p50Us,
+      double p99Us, long errors, long wrapped) {}
+
+  private LoadReport() {}
+
+  public static void main(String[] args) throws IOException {
+    List<Row> rows = new ArrayList<>();
+    for (String line : Files.readAllLines(Path.of(args[0]))) {
+      if (line.isBlank() || line.startsWith("round")) {
+        continue;
+      }
+      String[] f = line.split("\t");
+      rows.add(new Row(Integer.parseInt(f[0]), f[1], f[2], Integer.parseInt(f[3]),
+          Double.parseDouble(f[4]), Double.parseDouble(f[5]), Double.parseDouble(f[6]),
+          Long.parseLong(f[7]), Long.parseLong(f[8])));
+    }
+    StringBuilder out = new StringBuilder();
+    for (int i = 1; i < args.length; i++) {
+      out.append(args[i]).append('\n');
+    }
+    Map<String, Cell> cells = new LinkedHashMap<>();
+    for (Row r : rows) {
+      cells.computeIfAbsent(r.workload() + "|" + r.connections() + "|" + r.server(),
+          k -> new Cell(r.server(), r.workload(), r.connections())).add(r);
+    }
+    out.append("\n| workload | conns | server | req/s (median) | p50 ms | p99 ms | rounds | req/s per round | errors | pool wrapped |\n");
+    out.append("|---|---:|---|---:|---:|---:|---:|---|---:|---:|\n");
+    for (Cell c : cells.values()) {
+      out.append(String.format(Locale.ROOT, "| %s | %d | %s | %,.0f | %.2f | %.2f | %d | %s | %d | %s |%n",
+          c.workload, c.connections, label(c.server), c.rps(), c.p50() / 1000, c.p99() / 1000,
+          c.rows.size(), c.perRound(), c.errors(), c.wrapped() > 0 ? "yes" : "no"));
+    }
+    out.append("\nHeadline ratios (medians; `new` workload, 64 connections unless said):\n\n");
+    out.append("| ratio | value | target |\n|---|---:|---|\n");
+    ratio(out, cells, "(d) inline / (b) req/s", "new", "d-inline", "b", false, ">= 1.0");
+    ratio(out, cells, "(d) worker / (b) req/s", "new", "d-worker", "b", false, ">= 0.70");
+    ratio(out, cells, "(d) worker / (c) req/s", "new", "d-worker", "c", false, ">= 1.8");
+    ratio(out, cells, "(d) inline / (c) req/s", "new", "d-inline", "c", false, "");
+    ratio(out, cells, "(e) / (c) req/s", "new", "e", "c", false, ">= 0.95");
+    ratio(out, cells, "(b) / (a) req/s", "new", "b", "a", false, "(reference ~0.52)");
+    ratio(out, cells, "(d) worker / (a) req/s", "new", "d-worker", "a", false, "(reference ~0.43)");
+    ratio(out, cells, "CRC (d) / (a) req/s", "crc", "d-worker", "a", false, ">= 0.95");
+    ratio(out, cells, "p99 (d) inline / (b)", "new", "d-inline", "b", true, "<= 1.2");
+    ratio(out, cells, "p99 (d) worker / (b)", "new", "d-worker", "b", true, "<= 1.2");
+    ratio(out, cells, "10% dup: (d) inline / (b) req/s", "dup10", "d-inline", "b", false, "");
+    ratio(out, cells, "10% dup: (d) worker / (b) req/s", "dup10", "d-worker", "b", false, "");
+    System.out.print(out);
+  }
+
+  private static void ratio(StringBuilder out, Map<String, Cell> cells, String name, String workload,
+      String top, String bottom, boolean p99, String target) {
+    Cell t = cells.get(workload + "|64|" + top);
+    Cell b = cells.get(workload + "|64|" + bottom);
+    String value;
+    if (t == null || b == null) {
+      value = "n/a";
+    } else {
+      double v = p99 ? t.p99() / b.p99() : t.rps() / b.rps();
+      String check = target.startsWith(">=") ? (v >= Double.parseDouble(target.substring(3)) ? " ✓" : " ✗")
+          : target.startsWith("<=") ? (v <= Double.parseDouble(target.substring(3)) ? " ✓" : " ✗") : "";
+      value = String.format(Locale.ROOT, "%.2f%s", v, check);
+    }
+    out.append("| ").append(name).append(" | ").append(value).append(" | ").append(target).append(" |\n");
+  }
+
+  private static String label(String server) {
+    String base = server.contains("@") ? server.substring(0, server.indexOf('@')) : server;
+    String name = switch (base) {
+      case "a" -> "(a) raw Undertow";
+      case "b" -> "(b) hand-written Undertow";
+      case "c" -> "(c) hand-written Spring Boot";
+      case "d-inline" -> "(d) consumer jar, inline";
+      case "d-worker" -> "(d) consumer jar, worker";
+      case "e" -> "(e) spring-bot sample";
+      default -> base;
+    };
+    return server.contains("@") ? name + " " + server.substring(server.indexOf('@')) : name;
+  }
+
+  /** The rounds of one server, workload and connection count. */
+  private static final class Cell {
+    final String server;
+    final String workload;
+    final int connections;
+    final List<Row> rows = new ArrayList<>();
+
+    Cell(String server, String workload, int connections) {
+      this.server = server;
+      this.workload = workload;
+      this.connections = connections;
+    }
+
+    void add(Row r) {
+      rows.add(r);
+    }
+
+    double rps() {
+      return median(rows.stream().mapToDouble(Row::rps).toArray());
+    }
+
+    double p50() {
+      return median(rows.stream().mapToDouble(Row::p50Us).toArray());
+    }
+
+    double p99() {
+      return median(rows.stream().mapToDouble(Row::p99Us).toArray());
+    }
+
+    long errors() {
+      return rows.stream().mapToLong(Row::errors).sum();
+    }
+
+    long wrapped() {
+      return rows.stream().mapToLong(Row::wrapped).sum();
+    }
+
+    String perRound() {
+      StringBuilder s = new StringBuilder();
+      for (Row r : rows) {
+        s.append(s.length() == 0 ? "" : ", ").append(String.format(Locale.ROOT, "%,.0f", r.rps()));
+      }
+      return s.toString();
+    }
+
+    private static double median(double[] v) {
+      java.util.Arrays.sort(v);
+      int n = v.length;
+      return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    }
+  }
+}
