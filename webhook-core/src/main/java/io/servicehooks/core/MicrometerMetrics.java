@@ -19,8 +19,11 @@ final class MicrometerMetrics implements Metrics {
   private final MeterRegistry registry;
   private final Map<String, Counter> deliveries = new ConcurrentHashMap<>();
   private final Map<String, Counter> crc = new ConcurrentHashMap<>();
-  private final Map<String, Map<String, Counter>> events = new ConcurrentHashMap<>();
+  private final Map<String, EventCounters> events = new ConcurrentHashMap<>();
   private final Timer latency;
+  // The outcomes nearly every request ends in, looked up once.
+  private final Counter accepted;
+  private final Counter crcAnswered;
 
   private MicrometerMetrics(MeterRegistry registry) {
     this.registry = registry;
@@ -28,6 +31,8 @@ final class MicrometerMetrics implements Metrics {
         Timer.builder("webhook.delivery.latency")
             .description("Time from a delivery's arrival to its answer")
             .register(registry);
+    this.accepted = deliveryCounter("accepted");
+    this.crcAnswered = crcCounter("answered");
   }
 
   /** Takes {@code Object} so that callers need not load Micrometer's types to call it. */
@@ -42,42 +47,72 @@ final class MicrometerMetrics implements Metrics {
 
   @Override
   public void delivery(String outcome, long nanos) {
-    deliveries
-        .computeIfAbsent(
-            outcome,
-            o ->
-                Counter.builder("webhook.deliveries")
-                    .description("Deliveries (HTTP POSTs) by outcome")
-                    .tag("outcome", o)
-                    .register(registry))
-        .increment();
+    (outcome.equals("accepted") ? accepted : deliveryCounter(outcome)).increment();
     latency.record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  private Counter deliveryCounter(String outcome) {
+    return deliveries.computeIfAbsent(
+        outcome,
+        o ->
+            Counter.builder("webhook.deliveries")
+                .description("Deliveries (HTTP POSTs) by outcome")
+                .tag("outcome", o)
+                .register(registry));
   }
 
   @Override
   public void event(String type, String outcome) {
-    events
-        .computeIfAbsent(type, t -> new ConcurrentHashMap<>())
-        .computeIfAbsent(
-            outcome,
-            o ->
-                Counter.builder("webhook.events")
-                    .description("Events by current type and outcome")
-                    .tag("type", type)
-                    .tag("outcome", o)
-                    .register(registry))
-        .increment();
+    EventCounters counters = events.get(type);
+    if (counters == null) {
+      counters = events.computeIfAbsent(type, EventCounters::new);
+    }
+    counters.get(outcome).increment();
   }
 
   @Override
   public void crc(String outcome) {
-    crc.computeIfAbsent(
-            outcome,
-            o ->
-                Counter.builder("webhook.crc")
-                    .description("Challenge-response checks by outcome")
-                    .tag("outcome", o)
-                    .register(registry))
-        .increment();
+    (outcome.equals("answered") ? crcAnswered : crcCounter(outcome)).increment();
+  }
+
+  private Counter crcCounter(String outcome) {
+    return crc.computeIfAbsent(
+        outcome,
+        o ->
+            Counter.builder("webhook.crc")
+                .description("Challenge-response checks by outcome")
+                .tag("outcome", o)
+                .register(registry));
+  }
+
+  /** One type's counters; "dispatched" kept in a field, the rarer outcomes in a small map. */
+  private final class EventCounters {
+    private final String type;
+    private final Map<String, Counter> others = new ConcurrentHashMap<>(4);
+    private volatile Counter dispatched; // registered on first use, like the others
+
+    EventCounters(String type) {
+      this.type = type;
+    }
+
+    Counter get(String outcome) {
+      if (!outcome.equals("dispatched")) {
+        return others.computeIfAbsent(outcome, this::register);
+      }
+      Counter c = dispatched;
+      if (c == null) {
+        c = others.computeIfAbsent(outcome, this::register);
+        dispatched = c;
+      }
+      return c;
+    }
+
+    private Counter register(String outcome) {
+      return Counter.builder("webhook.events")
+          .description("Events by current type and outcome")
+          .tag("type", type)
+          .tag("outcome", outcome)
+          .register(registry);
+    }
   }
 }

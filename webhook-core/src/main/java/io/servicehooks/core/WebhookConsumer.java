@@ -12,12 +12,14 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -84,6 +86,7 @@ public final class WebhookConsumer implements AutoCloseable {
   private final ThreadPoolExecutor queue;
   private final Duration drainTimeout;
   private final boolean listenersNonBlocking;
+  private final boolean storeNonBlocking;
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private WebhookConsumer(Builder b) {
@@ -103,6 +106,7 @@ public final class WebhookConsumer implements AutoCloseable {
             ? b.deduplicator
             : Deduplicator.inMemory(b.dedupWindow, b.dedupMaxEntries);
     this.gate = new DedupGate(dedup);
+    this.storeNonBlocking = dedup instanceof InMemoryDeduplicator || dedup instanceof NoDeduplicator;
     this.errorHandler = b.errorHandler;
     this.metrics = b.meterRegistry == null ? Metrics.NOOP : MicrometerMetrics.create(b.meterRegistry, dedup);
     this.acknowledgement = b.acknowledgement;
@@ -126,19 +130,32 @@ public final class WebhookConsumer implements AutoCloseable {
   }
 
   /**
-   * Answers one request. The returned future never completes exceptionally. In synchronous mode
-   * the listeners run on the calling thread before this returns, so call it from a thread that
-   * may block (unless {@link #listenersNonBlocking()}); the future is then already complete,
-   * except for a duplicate of an event still running elsewhere, which completes with the
-   * original's outcome.
+   * Answers one request, running listeners on the calling thread. The returned future never
+   * completes exceptionally. In synchronous mode the listeners run before this returns, so call it
+   * from a thread that may block (unless {@link #listenersNonBlocking()}); the future is then
+   * already complete, except for a duplicate of an event still running elsewhere, which completes
+   * with the original's outcome.
    */
   public CompletableFuture<WebhookResponse> handle(WebhookRequest request) {
+    return handle(request, null);
+  }
+
+  /**
+   * Answers one request from a thread that must not block, such as a server's IO thread: CRC
+   * checks, refusals, duplicates and events nobody listens to are answered right here; only when
+   * listeners have to run (or a custom {@link Deduplicator}, which may do I/O, has to be asked)
+   * does the work move to {@code listenerExecutor}, and the future completes there. A rejected
+   * hand-off answers 503 and releases the claims. The future never completes exceptionally.
+   *
+   * @param listenerExecutor where listeners run; {@code null} means the calling thread
+   */
+  public CompletableFuture<WebhookResponse> handle(WebhookRequest request, Executor listenerExecutor) {
     Objects.requireNonNull(request, "request");
     switch (request.method()) {
       case "GET":
         return CompletableFuture.completedFuture(crc(request.rawQuery()));
       case "POST":
-        return delivery(request.body(), request.header(WebhookRequest.SIGNATURE_HEADER));
+        return delivery(request.body(), request.header(WebhookRequest.SIGNATURE_HEADER), listenerExecutor);
       default:
         log.debug("Refused a {} request: only GET and POST are answered", request.method());
         return CompletableFuture.completedFuture(METHOD_NOT_ALLOWED);
@@ -255,7 +272,7 @@ public final class WebhookConsumer implements AutoCloseable {
       String key = eq < 0 ? pair : pair.substring(0, eq);
       if (key.equals(name)) {
         String raw = eq < 0 ? "" : pair.substring(eq + 1);
-        return URLDecoder.decode(raw.replace("+", "%2B"), StandardCharsets.UTF_8);
+        return raw.indexOf('%') < 0 ? raw : URLDecoder.decode(raw.replace("+", "%2B"), StandardCharsets.UTF_8);
       }
     }
     return null;
@@ -263,7 +280,7 @@ public final class WebhookConsumer implements AutoCloseable {
 
   // ---- deliveries -------------------------------------------------------------------------------
 
-  private CompletableFuture<WebhookResponse> delivery(byte[] body, String signature) {
+  private CompletableFuture<WebhookResponse> delivery(byte[] body, String signature, Executor executor) {
     long start = System.nanoTime();
     if (closed.get()) {
       return done(reject(503, "rejected", "shutting_down", "consumer is shutting down"), start);
@@ -285,7 +302,14 @@ public final class WebhookConsumer implements AutoCloseable {
       return CompletableFuture.completedFuture(
           WebhookResponse.error(400, "malformed_payload", e.getMessage()));
     }
-    return queue == null ? runNow(events, start) : enqueue(events, start);
+    if (queue != null) {
+      return enqueue(events, start);
+    }
+    if (executor != null && !storeNonBlocking) {
+      // The store may do I/O: ask it from the executor, not from this thread.
+      return handOff(executor, start, () -> runNow(events, start, null));
+    }
+    return runNow(events, start, executor);
   }
 
   private WebhookResponse verify(byte[] body, String signature) {
@@ -307,10 +331,16 @@ public final class WebhookConsumer implements AutoCloseable {
     return WebhookResponse.error(401, "invalid_signature", "signature does not match");
   }
 
-  /** Synchronous acknowledgement: run owned events here and now, wait for in-flight originals. */
-  private CompletableFuture<WebhookResponse> runNow(List<WebhookEvent> events, long start) {
+  /**
+   * Synchronous acknowledgement: claim every event, run the owned ones (here, or on {@code
+   * executor} when one is given and some owned event has listeners), wait for in-flight originals.
+   */
+  private CompletableFuture<WebhookResponse> runNow(List<WebhookEvent> events, long start, Executor executor) {
     Tally tally = new Tally();
+    List<WebhookEvent> owned = new ArrayList<>(events.size());
+    List<DedupGate.Claim> claims = new ArrayList<>(events.size());
     List<CompletableFuture<Boolean>> waiting = null;
+    boolean listenersToRun = false;
     for (WebhookEvent event : events) {
       DedupGate.Claim claim = claim(event, tally);
       if (claim == null) {
@@ -318,13 +348,9 @@ public final class WebhookConsumer implements AutoCloseable {
       }
       switch (claim.kind()) {
         case OWNER:
-          if (dispatch(event)) {
-            gate.succeeded(claim);
-            tally.handled.incrementAndGet();
-          } else {
-            gate.failed(claim);
-            tally.failed.incrementAndGet();
-          }
+          owned.add(event);
+          claims.add(claim);
+          listenersToRun |= router.listenersFor(event.type()).length > 0;
           break;
         case DONE:
           metrics.event(event.type(), "duplicate");
@@ -343,11 +369,57 @@ public final class WebhookConsumer implements AutoCloseable {
           break;
       }
     }
+    List<CompletableFuture<Boolean>> originals = waiting;
+    if (executor == null || !listenersToRun) {
+      runOwned(owned, claims, tally);
+      return finish(tally, originals, start);
+    }
+    return handOff(executor, start, () -> {
+      runOwned(owned, claims, tally);
+      return finish(tally, originals, start);
+    }, claims);
+  }
+
+  private void runOwned(List<WebhookEvent> owned, List<DedupGate.Claim> claims, Tally tally) {
+    for (int i = 0; i < owned.size(); i++) {
+      if (dispatch(owned.get(i))) {
+        gate.succeeded(claims.get(i));
+        tally.handled.incrementAndGet();
+      } else {
+        gate.failed(claims.get(i));
+        tally.failed.incrementAndGet();
+      }
+    }
+  }
+
+  private CompletableFuture<WebhookResponse> finish(
+      Tally tally, List<CompletableFuture<Boolean>> waiting, long start) {
     if (waiting == null) {
       return done(tally.response(), start);
     }
     return CompletableFuture.allOf(waiting.toArray(CompletableFuture[]::new))
         .thenApply(ignored -> answer(tally.response(), start));
+  }
+
+  private CompletableFuture<WebhookResponse> handOff(
+      Executor executor, long start, Supplier<CompletableFuture<WebhookResponse>> work) {
+    return handOff(executor, start, work, List.of());
+  }
+
+  /** Runs {@code work} on {@code executor}; if it refuses, releases {@code claims} and answers 503. */
+  private CompletableFuture<WebhookResponse> handOff(
+      Executor executor,
+      long start,
+      Supplier<CompletableFuture<WebhookResponse>> work,
+      List<DedupGate.Claim> claims) {
+    CompletableFuture<WebhookResponse> result = new CompletableFuture<>();
+    try {
+      executor.execute(() -> work.get().whenComplete((response, error) -> result.complete(response)));
+    } catch (RejectedExecutionException busy) {
+      claims.forEach(gate::failed);
+      return done(reject(503, "rejected", "busy", "no thread free to run listeners, retry later"), start);
+    }
+    return result;
   }
 
   /** Asynchronous acknowledgement: claim, queue what this delivery owns, answer at once. */

@@ -341,4 +341,71 @@ final class WebhookConsumerTest {
     assertThat(answer(consumer, WebhookRequest.get("crc_token=t")).bodyAsString()).contains(hmac(SECRET, "t"));
     assertThat(answer(consumer, signed(OLD_SECRET, envelope("1", "x.y"))).status()).isEqualTo(200);
   }
+
+  @Test
+  void handleWithExecutor_handsOffOnlyWhenListenersMustRun() {
+    List<Runnable> handedOff = new ArrayList<>();
+    java.util.concurrent.Executor recording = handedOff::add;
+    WebhookConsumer consumer = builder().on("post.create", e -> seen.add(Thread.currentThread().getName())).build();
+
+    // Nothing to run: answered on the calling thread.
+    assertThat(consumer.handle(signed(SECRET, envelope("1", "news.new")), recording).join().status()).isEqualTo(200);
+    assertThat(consumer.handle(WebhookRequest.get("crc_token=a"), recording).join().status()).isEqualTo(200);
+    assertThat(consumer.handle(signed("wrong", envelope("2", "post.create")), recording).join().status()).isEqualTo(401);
+    assertThat(handedOff).isEmpty();
+
+    // A listener to run: handed off, answered when the executor runs it.
+    CompletableFuture<WebhookResponse> pending = consumer.handle(signed(SECRET, envelope("3", "post.create")), recording);
+    assertThat(pending).isNotDone();
+    assertThat(handedOff).hasSize(1);
+    Thread worker = new Thread(handedOff.get(0), "test-worker");
+    worker.start();
+    assertThat(pending.join().status()).isEqualTo(200);
+    assertThat(seen).containsExactly("test-worker");
+
+    // The duplicate is answered here, without a hand-off.
+    assertThat(consumer.handle(signed(SECRET, envelope("3", "post.create")), recording).join().bodyAsString())
+        .contains("\"status\":\"duplicate\"");
+    assertThat(handedOff).hasSize(1);
+  }
+
+  @Test
+  void handleWithExecutor_refused_is503AndClaimReleased() {
+    WebhookConsumer consumer = builder().on("post.create", e -> seen.add(e.id())).build();
+    java.util.concurrent.Executor full = r -> {
+      throw new java.util.concurrent.RejectedExecutionException("full");
+    };
+    WebhookResponse busy = consumer.handle(signed(SECRET, envelope("4", "post.create")), full).join();
+    assertThat(busy.status()).isEqualTo(503);
+    assertThat(busy.bodyAsString()).contains("\"error\":\"busy\"");
+    assertThat(consumer.handle(signed(SECRET, envelope("4", "post.create")), Runnable::run).join().status()).isEqualTo(200);
+    assertThat(seen).containsExactly("4");
+  }
+
+  @Test
+  void handleWithExecutor_customStore_isAskedOnTheExecutor() {
+    List<String> storeThreads = new CopyOnWriteArrayList<>();
+    Deduplicator store = new Deduplicator() {
+      @Override
+      public boolean tryClaim(String key) {
+        storeThreads.add(Thread.currentThread().getName());
+        return true;
+      }
+
+      @Override
+      public void markDone(String key) {}
+
+      @Override
+      public void release(String key) {}
+    };
+    WebhookConsumer consumer = builder().deduplicator(store).build();
+    java.util.concurrent.ExecutorService pool =
+        java.util.concurrent.Executors.newSingleThreadExecutor(r -> new Thread(r, "store-worker"));
+    try {
+      assertThat(consumer.handle(signed(SECRET, envelope("5", "news.new")), pool).join().status()).isEqualTo(200);
+      assertThat(storeThreads).containsExactly("store-worker");
+    } finally {
+      pool.shutdownNow();
+    }
+  }
 }

@@ -33,9 +33,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The body is read without blocking on the IO thread and never buffered past {@link
  * WebhookConsumer#maxBodyBytes()} (a larger declared or streamed body gets 413 and the connection
- * is closed). CRC checks are answered on the IO thread. Deliveries are handed to Undertow's worker
- * pool (or the executor given here) before the consumer runs listeners, unless the consumer
- * declares its listeners non-blocking, in which case they run on the IO thread.
+ * is closed). CRC checks, refusals, duplicates and events nobody listens to are answered on the
+ * IO thread; when listeners have to run, the delivery moves to Undertow's worker pool (or the
+ * executor given here), unless the consumer declares its listeners non-blocking, in which case
+ * they run on the IO thread too.
  */
 public final class WebhookHandler implements HttpHandler {
 
@@ -85,15 +86,13 @@ public final class WebhookHandler implements HttpHandler {
     WebhookRequest request =
         WebhookRequest.post(
             exchange.getRequestHeaders().getFirst(WebhookRequest.SIGNATURE_HEADER), body);
-    if (consumer.listenersNonBlocking()) {
-      // Declared non-blocking: answer right here on the IO thread, no hand-off.
-      complete(exchange, consumer.handle(request));
-      return;
-    }
-    Executor worker = executor != null ? executor : exchange.getConnection().getWorker();
-    // dispatch(Executor, Runnable) keeps the exchange open until we send, whichever thread
-    // finishes the future (a duplicate of an event in flight completes on the original's).
-    exchange.dispatch(worker, () -> complete(exchange, consumer.handle(request)));
+    // On the IO thread: the core verifies, parses and claims here, and moves to the worker only
+    // when listeners have to run. Non-blocking listeners run here too.
+    Executor listeners =
+        consumer.listenersNonBlocking()
+            ? null
+            : executor != null ? executor : exchange.getConnection().getWorker();
+    complete(exchange, consumer.handle(request, listeners));
   }
 
   private static void complete(HttpServerExchange exchange, CompletableFuture<WebhookResponse> answer) {

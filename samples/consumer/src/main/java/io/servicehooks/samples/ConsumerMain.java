@@ -18,6 +18,8 @@ import java.util.concurrent.CountDownLatch;
  * HOST                     default 0.0.0.0         (flag --host)
  * LISTENER_MODE            worker (default) or inline
  * LOG_EVENTS               true (default) or false
+ * IO_THREADS               Undertow IO threads (default: one per available core)
+ * WORKER_THREADS           threads that run listeners (default: four per available core)
  * --demo                   run the demo instead: a consumer plus a sender of signed events
  * </pre>
  *
@@ -30,7 +32,8 @@ public final class ConsumerMain {
   static final String USAGE =
       "usage: java -jar servicehooks-consumer.jar [--port N] [--path /webhooks] [--host ADDR] [--demo]\n"
           + "environment: SERVICE_CONSUMER_SECRET (required, comma-separated, first current), PORT,\n"
-          + "             WEBHOOK_PATH, HOST, LISTENER_MODE=worker|inline, LOG_EVENTS=true|false";
+          + "             WEBHOOK_PATH, HOST, LISTENER_MODE=worker|inline, LOG_EVENTS=true|false,\n"
+          + "             IO_THREADS, WORKER_THREADS";
 
   private ConsumerMain() {}
 
@@ -114,6 +117,9 @@ public final class ConsumerMain {
     if (!logEvents.equals("true") && !logEvents.equals("false")) {
       throw new ConfigException("LOG_EVENTS must be 'true' or 'false', was '" + logEvents + "'");
     }
+    int cores = Runtime.getRuntime().availableProcessors();
+    int ioThreads = threads(env, "IO_THREADS", defaultIoThreads(cores));
+    int workerThreads = threads(env, "WORKER_THREADS", defaultWorkerThreads(cores));
     List<String> secrets = new ArrayList<>();
     for (String s : env.getOrDefault("SERVICE_CONSUMER_SECRET", "").split(",")) {
       if (!s.isBlank()) {
@@ -126,8 +132,39 @@ public final class ConsumerMain {
     }
     StandaloneConsumer.Settings settings =
         new StandaloneConsumer.Settings(
-            List.copyOf(secrets), host, portNumber, path, mode.equals("inline"), logEvents.equals("true"), 0, 0);
+            List.copyOf(secrets), host, portNumber, path, mode.equals("inline"), logEvents.equals("true"),
+            ioThreads, workerThreads);
     return new Command(settings, demo, help);
+  }
+
+  /**
+   * One IO thread per core the JVM may use (Undertow's own default, two at the least, makes two IO
+   * threads time-slice one core when the process is pinned to it, which raised p99 in
+   * benchmarks/RESULTS.md).
+   */
+  static int defaultIoThreads(int cores) {
+    return Math.max(1, cores);
+  }
+
+  /** Listener threads: enough to hide short blocking listeners, few enough not to thrash. */
+  static int defaultWorkerThreads(int cores) {
+    return 4 * Math.max(1, cores);
+  }
+
+  private static int threads(Map<String, String> env, String name, int fallback) throws ConfigException {
+    String value = env.get(name);
+    if (value == null || value.isBlank()) {
+      return fallback;
+    }
+    try {
+      int n = Integer.parseInt(value.trim());
+      if (n >= 1 && n <= 1024) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // fall through to the message
+    }
+    throw new ConfigException(name + " must be a number from 1 to 1024, was '" + value + "'");
   }
 
   private static String value(String[] args, int i, String flag) throws ConfigException {
