@@ -13,11 +13,12 @@
 #           b         hand-written Undertow: HMAC, Jackson tree, Caffeine put-if-absent, on the IO thread
 #           c         hand-written Spring Boot 4 (Tomcat) controller doing the same checks
 #           d-inline  samples/consumer/target/servicehooks-consumer.jar, LISTENER_MODE=inline
-#           d-worker  the same jar, LISTENER_MODE=worker (its default)
+#           d-worker  the same jar, LISTENER_MODE=worker (its default); with LOG_EVENTS=false it has
+#                     no listener, so nothing is handed to a worker
+#           d-noop    the consumer with one no-op listener, worker mode: every new event is handed off
 #           e         samples/spring-bot/target/servicehooks-spring-bot.jar (skipped if not built)
 #   A suffix @ioN / @wN / @ioNwM sets Undertow IO / worker threads: for a and b through their env,
-#   for d-* by starting the consumer through io.servicehooks.benchmarks.TunedConsumer instead of
-#   the jar's main (the jar has no setting for them yet). Example: SERVERS="b@io1 d-inline@io1".
+#   for d-* through the consumer's IO_THREADS / WORKER_THREADS. Example: SERVERS="b@io1 d-inline@io1".
 # Workloads: new    every delivery a new event (each request of a run is distinct: see load.lua)
 #            dup10  every 10th delivery repeats one sent 64..5000 requests earlier
 #            crc    GET ?crc_token=<uuid-like>, on CRC_SERVERS only
@@ -36,7 +37,7 @@ WARMUP=${WARMUP:-10}
 DURATION=${DURATION:-10}
 CONNECTIONS=${CONNECTIONS:-"16 64"}
 WORKLOADS=${WORKLOADS:-"new dup10"}
-SERVERS=${SERVERS:-"a b c d-inline d-worker e"}
+SERVERS=${SERVERS:-"a b c d-inline d-worker d-noop e"}
 CRC_SERVERS=${CRC_SERVERS:-"a d-worker"}
 PORT=${PORT:-18080}
 SERVER_CPU=${SERVER_CPU:-0}
@@ -133,13 +134,16 @@ start_server() {
       envs+=("SERVER_ADDRESS=127.0.0.1")
       cmd=(java "${jvm[@]}" -jar "$SPRING_JAR") ;;
     d-inline | d-worker)
+      # The consumer jar as shipped (LOG_EVENTS=false leaves it no listener: nothing to hand off).
       envs+=("LISTENER_MODE=${base#d-}" "LOG_EVENTS=false" "HOST=127.0.0.1" "WEBHOOK_PATH=/webhooks")
-      if [ -n "$tune" ]; then
-        envs+=("IO_THREADS=${io:-0}" "WORKER_THREADS=${workers:-0}")
-        cmd=(java "${jvm[@]}" -cp "$BENCH_JAR" io.servicehooks.benchmarks.TunedConsumer)
-      else
-        cmd=(java "${jvm[@]}" -jar "$CONSUMER_JAR")
-      fi ;;
+      [ -n "$io" ] && envs+=("IO_THREADS=$io")
+      [ -n "$workers" ] && envs+=("WORKER_THREADS=$workers")
+      cmd=(java "${jvm[@]}" -jar "$CONSUMER_JAR") ;;
+    d-noop)
+      # The same consumer with one no-op listener in worker mode: every new event is handed to a
+      # worker thread, which is what the default safe dispatch costs.
+      envs+=("LISTENER_MODE=worker" "NOOP_LISTENER=true" "IO_THREADS=${io:-0}" "WORKER_THREADS=${workers:-0}")
+      cmd=(java "${jvm[@]}" -cp "$BENCH_JAR" io.servicehooks.benchmarks.TunedConsumer) ;;
     e)
       # The bot logs every post it handles at INFO (text included); E_LOG_LEVEL=WARN is its
       # equivalent of the consumer jar's LOG_EVENTS=false. E_LOG_LEVEL=INFO measures it as shipped.

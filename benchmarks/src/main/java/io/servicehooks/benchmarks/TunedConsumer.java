@@ -1,20 +1,30 @@
 package io.servicehooks.benchmarks;
 
+import io.servicehooks.samples.ConsumerMain;
 import io.servicehooks.samples.StandaloneConsumer;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The standalone consumer of {@code servicehooks-consumer.jar}, started with the thread counts the
- * jar does not expose yet, to choose its defaults from measurements: {@code IO_THREADS},
- * {@code WORKER_THREADS} (0 or unset: Undertow's default), {@code LISTENER_MODE=worker|inline},
- * {@code PORT}, {@code SERVICE_CONSUMER_SECRET}. Events are not logged; bound to 127.0.0.1.
+ * The standalone consumer of {@code servicehooks-consumer.jar}, started in-process so that a no-op
+ * listener can be added: {@code IO_THREADS}, {@code WORKER_THREADS} (0 or unset: the jar's
+ * defaults), {@code LISTENER_MODE=worker|inline},
+ * {@code PORT}, {@code SERVICE_CONSUMER_SECRET}, {@code NOOP_LISTENER=true} (one listener that does
+ * nothing, so worker mode hands each new event off). Events are not logged; bound to 127.0.0.1.
  *
  * <p>{@code IO_THREADS=1 PORT=18080 java -cp benchmarks.jar io.servicehooks.benchmarks.TunedConsumer}
  */
 public final class TunedConsumer {
 
+  private static final int CORES = Runtime.getRuntime().availableProcessors();
+
   private TunedConsumer() {}
+
+  /** The variable, or the consumer jar's own default when it is unset or 0. */
+  private static int threads(Map<String, String> env, String name, int fallback) {
+    int n = Integer.parseInt(env.getOrDefault(name, "0"));
+    return n > 0 ? n : fallback;
+  }
 
   public static void main(String[] args) {
     Map<String, String> env = System.getenv();
@@ -26,9 +36,15 @@ public final class TunedConsumer {
             env.getOrDefault("WEBHOOK_PATH", "/webhooks"),
             env.getOrDefault("LISTENER_MODE", "worker").equals("inline"),
             false,
-            Integer.parseInt(env.getOrDefault("IO_THREADS", "0")),
-            Integer.parseInt(env.getOrDefault("WORKER_THREADS", "0")));
-    StandaloneConsumer consumer = StandaloneConsumer.start(settings, b -> {});
+            threads(env, "IO_THREADS", ConsumerMain.defaultIoThreads(CORES)),
+            threads(env, "WORKER_THREADS", ConsumerMain.defaultWorkerThreads(CORES)));
+    boolean noopListener = Boolean.parseBoolean(env.getOrDefault("NOOP_LISTENER", "false"));
+    StandaloneConsumer consumer =
+        StandaloneConsumer.start(settings, b -> {
+          if (noopListener) {
+            b.onAny(event -> {}); // something to run, so worker mode hands every new event off
+          }
+        });
     Runtime.getRuntime().addShutdownHook(new Thread(consumer::close, "tuned-consumer-shutdown"));
     System.out.println("tuned consumer " + settings);
   }

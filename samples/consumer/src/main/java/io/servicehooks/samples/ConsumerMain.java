@@ -142,12 +142,12 @@ public final class ConsumerMain {
    * threads time-slice one core when the process is pinned to it, which raised p99 in
    * benchmarks/RESULTS.md).
    */
-  static int defaultIoThreads(int cores) {
+  public static int defaultIoThreads(int cores) {
     return Math.max(1, cores);
   }
 
   /** Listener threads: enough to hide short blocking listeners, few enough not to thrash. */
-  static int defaultWorkerThreads(int cores) {
+  public static int defaultWorkerThreads(int cores) {
     return 4 * Math.max(1, cores);
   }
 
