@@ -24,7 +24,8 @@
 #            crc    GET ?crc_token=<uuid-like>, on CRC_SERVERS only
 #
 # Settings (environment): ROUNDS=3 WARMUP=10 DURATION=10 CONNECTIONS="16 64" WORKLOADS="new dup10"
-#   SERVERS="a b c d-inline d-worker e" CRC_SERVERS="a d-worker" PORT=18080 SERVER_CPU=0 LOAD_CPU=1
+#   SERVERS="a b c d-inline d-worker d-noop e" CRC_SERVERS="a d-worker" DUP_SERVERS=(all of SERVERS)
+#   PORT=18080 SERVER_CPU=0 LOAD_CPU=1
 #   JVM_FLAGS (below) WARM_POOL=300000 MEASURE_POOL=1500000 SKIP_BUILD=0 E_LOG_LEVEL=WARN
 # A smoke run: ROUNDS=1 WARMUP=1 DURATION=3 CONNECTIONS=64 MEASURE_POOL=400000 benchmarks/load.sh
 set -euo pipefail
@@ -39,6 +40,7 @@ CONNECTIONS=${CONNECTIONS:-"16 64"}
 WORKLOADS=${WORKLOADS:-"new dup10"}
 SERVERS=${SERVERS:-"a b c d-inline d-worker d-noop e"}
 CRC_SERVERS=${CRC_SERVERS:-"a d-worker"}
+DUP_SERVERS=${DUP_SERVERS:-$SERVERS}
 PORT=${PORT:-18080}
 SERVER_CPU=${SERVER_CPU:-0}
 LOAD_CPU=${LOAD_CPU:-1}
@@ -207,7 +209,7 @@ HEADER=(
   "Each cell: a fresh server, ${WARMUP} s warm-up (pool records 0..$WARM_POOL, wrapping), then ${DURATION} s measured on"
   "records $WARM_POOL.. (up to $MEASURE_POOL distinct pre-signed 1.5 KB deliveries, so no request repeats within a measured run"
   "unless 'pool wrapped' says so). Rounds: $ROUNDS, servers alternating within each round; medians reported."
-  "Run: \`ROUNDS=$ROUNDS WARMUP=$WARMUP DURATION=$DURATION CONNECTIONS=\"$CONNECTIONS\" WORKLOADS=\"$WORKLOADS\" SERVERS=\"$SERVERS\" CRC_SERVERS=\"$CRC_SERVERS\" benchmarks/load.sh\`"
+  "Run: \`ROUNDS=$ROUNDS WARMUP=$WARMUP DURATION=$DURATION CONNECTIONS=\"$CONNECTIONS\" WORKLOADS=\"$WORKLOADS\" SERVERS=\"$SERVERS\" CRC_SERVERS=\"$CRC_SERVERS\" DUP_SERVERS=\"$DUP_SERVERS\" benchmarks/load.sh\`"
 )
 
 # ---- measure -------------------------------------------------------------------------------------
@@ -216,6 +218,7 @@ for round in $(seq 1 "$ROUNDS"); do
   for workload in $WORKLOADS crc; do
     servers=$SERVERS_RUN
     [ "$workload" = crc ] && servers=$CRC_SERVERS
+    [ "$workload" = dup10 ] && servers=$(for s in $SERVERS_RUN; do [[ " $DUP_SERVERS " == *" $s "* ]] && echo -n "$s "; done)
     for conns in $CONNECTIONS; do
       for server in $servers; do
         tag="r$round-$workload-c$conns-${server//@/_}"
