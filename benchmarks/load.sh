@@ -218,7 +218,7 @@ for round in $(seq 1 "$ROUNDS"); do
   for workload in $WORKLOADS crc; do
     servers=$SERVERS_RUN
     [ "$workload" = crc ] && servers=$CRC_SERVERS
-    [ "$workload" = dup10 ] && servers=$(for s in $SERVERS_RUN; do [[ " $DUP_SERVERS " == *" $s "* ]] && echo -n "$s "; done)
+    [ "$workload" = dup10 ] && servers=$(for s in $SERVERS_RUN; do if [[ " $DUP_SERVERS " == *" $s "* ]]; then echo -n "$s "; fi; done)
     for conns in $CONNECTIONS; do
       for server in $servers; do
         tag="r$round-$workload-c$conns-${server//@/_}"

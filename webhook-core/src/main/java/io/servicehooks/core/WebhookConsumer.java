@@ -414,7 +414,20 @@ public final class WebhookConsumer implements AutoCloseable {
       List<DedupGate.Claim> claims) {
     CompletableFuture<WebhookResponse> result = new CompletableFuture<>();
     try {
-      executor.execute(() -> work.get().whenComplete((response, error) -> result.complete(response)));
+      executor.execute(() -> {
+        try {
+          work.get().whenComplete((response, error) -> result.complete(response));
+        } catch (RuntimeException | Error unexpected) {
+          // Listeners' own failures are caught in dispatch(); this is the store or a bug. The
+          // request must still be answered, never left hanging.
+          log.error("Delivery failed outside its listeners", unexpected);
+          result.complete(answer(new Answer("failed", WebhookResponse.error(
+              500, "internal_error", "the delivery could not be processed")), start));
+          if (unexpected instanceof VirtualMachineError vmError) {
+            throw vmError;
+          }
+        }
+      });
     } catch (RejectedExecutionException busy) {
       claims.forEach(gate::failed);
       return done(reject(503, "rejected", "busy", "no thread free to run listeners, retry later"), start);
