@@ -309,7 +309,18 @@ public final class WebhookConsumer implements AutoCloseable {
       // The store may do I/O: ask it from the executor, not from this thread.
       return handOff(executor, start, () -> runNow(events, start, null));
     }
-    return runNow(events, start, executor);
+    try {
+      return runNow(events, start, executor);
+    } catch (RuntimeException storeFailure) {
+      return CompletableFuture.completedFuture(internalError(storeFailure, start));
+    }
+  }
+
+  /** A failure outside the listeners (the dedup store, a bug): answered 500, never thrown. */
+  private WebhookResponse internalError(Throwable failure, long start) {
+    log.error("Delivery failed outside its listeners", failure);
+    return answer(new Answer("failed", WebhookResponse.error(
+        500, "internal_error", "the delivery could not be processed")), start);
   }
 
   private WebhookResponse verify(byte[] body, String signature) {
@@ -420,9 +431,7 @@ public final class WebhookConsumer implements AutoCloseable {
         } catch (RuntimeException | Error unexpected) {
           // Listeners' own failures are caught in dispatch(); this is the store or a bug. The
           // request must still be answered, never left hanging.
-          log.error("Delivery failed outside its listeners", unexpected);
-          result.complete(answer(new Answer("failed", WebhookResponse.error(
-              500, "internal_error", "the delivery could not be processed")), start));
+          result.complete(internalError(unexpected, start));
           if (unexpected instanceof VirtualMachineError vmError) {
             throw vmError;
           }

@@ -408,4 +408,34 @@ final class WebhookConsumerTest {
       pool.shutdownNow();
     }
   }
+
+  @Test
+  void failingStore_isAnswered500_neverThrownOrLeftHanging() {
+    Deduplicator broken = new Deduplicator() {
+      @Override
+      public boolean tryClaim(String key) {
+        return true;
+      }
+
+      @Override
+      public void markDone(String key) {
+        throw new IllegalStateException("store unreachable");
+      }
+
+      @Override
+      public void release(String key) {}
+    };
+    WebhookConsumer consumer = builder().deduplicator(broken).on("post.create", e -> seen.add(e.id())).build();
+    WebhookResponse direct = consumer.handle(signed(SECRET, envelope("6", "post.create"))).join();
+    assertThat(direct.status()).isEqualTo(500);
+    assertThat(direct.bodyAsString()).contains("internal_error").doesNotContain("unreachable");
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newSingleThreadExecutor();
+    try {
+      WebhookResponse handedOff = consumer.handle(signed(SECRET, envelope("7", "post.create")), pool)
+          .orTimeout(10, TimeUnit.SECONDS).join();
+      assertThat(handedOff.status()).isEqualTo(500);
+    } finally {
+      pool.shutdownNow();
+    }
+  }
 }
