@@ -302,18 +302,19 @@ public final class WebhookConsumer implements AutoCloseable {
       return CompletableFuture.completedFuture(
           WebhookResponse.error(400, "malformed_payload", e.getMessage()));
     }
-    if (queue != null) {
-      return enqueue(events, start);
-    }
     if (executor != null && !storeNonBlocking) {
-      // The store may do I/O: ask it from the executor, not from this thread.
-      return handOff(executor, start, () -> runNow(events, start, null));
+      // The store may do I/O: ask it from the executor, not from this thread, in either mode.
+      return handOff(executor, start, () -> claimAndRun(events, start, null));
     }
     try {
-      return runNow(events, start, executor);
+      return claimAndRun(events, start, executor);
     } catch (RuntimeException storeFailure) {
       return CompletableFuture.completedFuture(internalError(storeFailure, start));
     }
+  }
+
+  private CompletableFuture<WebhookResponse> claimAndRun(List<WebhookEvent> events, long start, Executor executor) {
+    return queue != null ? enqueue(events, start) : runNow(events, start, executor);
   }
 
   /** A failure outside the listeners (the dedup store, a bug): answered 500, never thrown. */

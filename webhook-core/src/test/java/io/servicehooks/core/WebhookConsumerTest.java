@@ -399,13 +399,17 @@ final class WebhookConsumerTest {
       public void release(String key) {}
     };
     WebhookConsumer consumer = builder().deduplicator(store).build();
+    WebhookConsumer async =
+        builder().deduplicator(store).acknowledgement(Acknowledgement.ASYNCHRONOUS).build();
     java.util.concurrent.ExecutorService pool =
         java.util.concurrent.Executors.newSingleThreadExecutor(r -> new Thread(r, "store-worker"));
     try {
       assertThat(consumer.handle(signed(SECRET, envelope("5", "news.new")), pool).join().status()).isEqualTo(200);
-      assertThat(storeThreads).containsExactly("store-worker");
+      assertThat(async.handle(signed(SECRET, envelope("6", "news.new")), pool).join().status()).isEqualTo(200);
+      assertThat(storeThreads).containsExactly("store-worker", "store-worker");
     } finally {
       pool.shutdownNow();
+      async.close();
     }
   }
 
