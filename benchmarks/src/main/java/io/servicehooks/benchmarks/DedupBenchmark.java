@@ -1,7 +1,5 @@
 package io.servicehooks.benchmarks;
 
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 import io.servicehooks.core.Deduplicator;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -34,12 +32,6 @@ public class DedupBenchmark {
   @State(Scope.Benchmark)
   public static class Store {
     final Deduplicator dedup = Deduplicator.inMemory();
-    final Cache<String, Boolean> sameThread =
-        Caffeine.newBuilder()
-            .expireAfterWrite(Deduplicator.DEFAULT_WINDOW)
-            .maximumSize(Deduplicator.DEFAULT_MAX_ENTRIES)
-            .executor(Runnable::run)
-            .build();
     final AtomicInteger threads = new AtomicInteger();
   }
 
@@ -75,28 +67,6 @@ public class DedupBenchmark {
   @Threads(4)
   public boolean claimNew4Threads(Store store, Keys keys) {
     return claim(store.dedup, keys.next());
-  }
-
-  /**
-   * For comparison, not servicehooks: the same Caffeine bounds with maintenance run on the calling
-   * thread ({@code executor(Runnable::run)}) instead of handed to the common pool after writes.
-   */
-  @Benchmark
-  @Threads(1)
-  public boolean claimNew1ThreadSameThreadMaintenance(Store store, Keys keys) {
-    String key = keys.next();
-    boolean owned = store.sameThread.asMap().putIfAbsent(key, Boolean.FALSE) == null;
-    store.sameThread.put(key, Boolean.TRUE);
-    return owned;
-  }
-
-  @Benchmark
-  @Threads(2)
-  public boolean claimNew2ThreadsSameThreadMaintenance(Store store, Keys keys) {
-    String key = keys.next();
-    boolean owned = store.sameThread.asMap().putIfAbsent(key, Boolean.FALSE) == null;
-    store.sameThread.put(key, Boolean.TRUE);
-    return owned;
   }
 
   /** The key alone, to subtract: building the string is the consumer's cost, not the store's. */
