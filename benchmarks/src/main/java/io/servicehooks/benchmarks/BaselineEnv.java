@@ -17,7 +17,8 @@ final class BaselineEnv {
 
   /**
    * An Undertow builder on 127.0.0.1. {@code IO_THREADS} / {@code WORKER_THREADS} override
-   * Undertow's defaults (IO: the larger of the core count and 2), as the consumer jar's settings do.
+   * Undertow's defaults (IO: the larger of the core count and 2), as the consumer jar's settings
+   * do.
    */
   static Undertow.Builder undertow() {
     Undertow.Builder builder = Undertow.builder().addHttpListener(port(), "127.0.0.1");

@@ -35,8 +35,8 @@ import org.openjdk.jmh.infra.Blackhole;
  * {@code readTree} over the same bytes. Also a CRC answer and a 10-item account-activity batch.
  *
  * <p>Every delivery carries an id the consumer has not seen: bodies come from a pool signed in
- * setup (signing is not measured), and when the pool wraps the consumer's in-memory dedup store
- * is swapped for an empty one (once per {@value #POOL} deliveries; a few nanoseconds a delivery).
+ * setup (signing is not measured), and when the pool wraps the consumer's in-memory dedup store is
+ * swapped for an empty one (once per {@value #POOL} deliveries; a few nanoseconds a delivery).
  *
  * <p>Run with {@code -prof gc}: {@code gc.alloc.rate.norm} is the bytes allocated per delivery.
  */
@@ -45,7 +45,9 @@ import org.openjdk.jmh.infra.Blackhole;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 5, time = 2)
 @Measurement(iterations = 5, time = 2)
-@Fork(value = 2, jvmArgsAppend = {"-Xms2g", "-Xmx2g", "-XX:+UseParallelGC"})
+@Fork(
+    value = 2,
+    jvmArgsAppend = {"-Xms2g", "-Xmx2g", "-XX:+UseParallelGC"})
 public class CorePathBenchmark {
 
   static final int POOL = 1 << 17;
@@ -94,7 +96,9 @@ public class CorePathBenchmark {
     consumer = consumer(dedup).build();
     meteredDedup = new RenewableDeduplicator();
     meteredConsumer =
-        consumer(meteredDedup).meterRegistry(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)).build();
+        consumer(meteredDedup)
+            .meterRegistry(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))
+            .build();
     batchDedup = new RenewableDeduplicator();
     batchConsumer = consumer(batchDedup).build();
 
@@ -104,9 +108,13 @@ public class CorePathBenchmark {
 
     // Fail here, not in a silent benchmark, if the pool is not what the consumer accepts.
     expect(consumer.handle(WebhookRequest.post(signatures[0], bodies[0])).join(), "\"events\":1");
-    expect(meteredConsumer.handle(WebhookRequest.post(signatures[0], bodies[0])).join(), "\"events\":1");
+    expect(
+        meteredConsumer.handle(WebhookRequest.post(signatures[0], bodies[0])).join(),
+        "\"events\":1");
     meteredDedup.renew();
-    expect(batchConsumer.handle(WebhookRequest.post(batchSignatures[0], batches[0])).join(), "\"events\":10");
+    expect(
+        batchConsumer.handle(WebhookRequest.post(batchSignatures[0], batches[0])).join(),
+        "\"events\":10");
     expect(consumer.handle(WebhookRequest.get(crcQueries[0])).join(), "response_token");
     dedup.renew();
     batchDedup.renew();
@@ -130,7 +138,8 @@ public class CorePathBenchmark {
   @Benchmark
   public WebhookResponse corePath() {
     int i = next;
-    WebhookResponse response = consumer.handle(WebhookRequest.post(signatures[i], bodies[i])).join();
+    WebhookResponse response =
+        consumer.handle(WebhookRequest.post(signatures[i], bodies[i])).join();
     if (++i == POOL) {
       i = 0;
       dedup.renew();
@@ -140,8 +149,8 @@ public class CorePathBenchmark {
   }
 
   /**
-   * The core path with a Prometheus registry, as the standalone consumer runs it: the difference
-   * to {@link #corePath()} is what recording the meters costs.
+   * The core path with a Prometheus registry, as the standalone consumer runs it: the difference to
+   * {@link #corePath()} is what recording the meters costs.
    */
   @Benchmark
   public WebhookResponse corePathPrometheus() {
@@ -206,8 +215,8 @@ public class CorePathBenchmark {
   }
 
   /**
-   * {@link Deduplicator#inMemory()}, replaced by an empty one on {@link #renew()}, so that a
-   * pool of pre-signed bodies can be sent again as new events.
+   * {@link Deduplicator#inMemory()}, replaced by an empty one on {@link #renew()}, so that a pool
+   * of pre-signed bodies can be sent again as new events.
    */
   static final class RenewableDeduplicator implements Deduplicator {
     private Deduplicator current = Deduplicator.inMemory();

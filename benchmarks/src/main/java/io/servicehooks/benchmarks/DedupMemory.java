@@ -14,11 +14,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 /**
- * Retained heap per remembered id in {@link Deduplicator#inMemory()}: fills a fresh store with
- * keys as the consumer builds them ({@code e:<19-digit event_uuid>}, claimed then marked done),
- * forces full collections until the used heap settles, and divides the growth over an empty
- * store by the number of ids. For comparison it measures the same for a few other layouts, to
- * show where the bytes go.
+ * Retained heap per remembered id in {@link Deduplicator#inMemory()}: fills a fresh store with keys
+ * as the consumer builds them ({@code e:<19-digit event_uuid>}, claimed then marked done), forces
+ * full collections until the used heap settles, and divides the growth over an empty store by the
+ * number of ids. For comparison it measures the same for a few other layouts, to show where the
+ * bytes go.
  *
  * <p>{@code java -Xms2g -Xmx2g -XX:+UseParallelGC -cp benchmarks.jar
  * io.servicehooks.benchmarks.DedupMemory 100000 1000000}
@@ -49,11 +49,13 @@ public final class DedupMemory {
     }
   }
 
-  private static void report(String name, int ids, Supplier<Object> fill) throws InterruptedException {
+  private static void report(String name, int ids, Supplier<Object> fill)
+      throws InterruptedException {
     long before = settledUsedHeap();
     Object store = fill.get();
     long after = settledUsedHeap();
-    System.out.printf(Locale.ROOT, "%-44s %,10d %14.1f%n", name, ids, (after - before) / (double) ids);
+    System.out.printf(
+        Locale.ROOT, "%-44s %,10d %14.1f%n", name, ids, (after - before) / (double) ids);
     if (store.hashCode() == 42) {
       System.out.print(""); // keeps the store reachable until here
     }
@@ -111,12 +113,18 @@ public final class DedupMemory {
     return cache;
   }
 
-  /** No expiry, only the size bound: the platform never redelivers after 24 h, so remembering longer is harmless. */
+  /**
+   * No expiry, only the size bound: the platform never redelivers after 24 h, so remembering longer
+   * is harmless.
+   */
   private static Object fillSizeOnly(int ids, boolean numeric) {
     Cache<Object, Boolean> cache = Caffeine.newBuilder().maximumSize(1_000_000).build();
     SplittableRandom random = new SplittableRandom(ids);
     for (int i = 0; i < ids; i++) {
-      Object key = numeric ? (Object) (1_000_000_000_000_000_000L + random.nextLong(8_000_000_000_000_000_000L)) : key(random);
+      Object key =
+          numeric
+              ? (Object) (1_000_000_000_000_000_000L + random.nextLong(8_000_000_000_000_000_000L))
+              : key(random);
       cache.asMap().putIfAbsent(key, Boolean.FALSE);
       cache.put(key, Boolean.TRUE);
     }

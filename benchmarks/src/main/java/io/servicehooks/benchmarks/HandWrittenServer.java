@@ -99,8 +99,9 @@ public final class HandWrittenServer {
       return;
     }
     byte[] mac = macs.get().doFinal(token.getFirst().getBytes(StandardCharsets.UTF_8));
-    exchange.getResponseSender().send(
-        "{\"response_token\":\"sha256=" + Base64.getEncoder().encodeToString(mac) + "\"}");
+    exchange
+        .getResponseSender()
+        .send("{\"response_token\":\"sha256=" + Base64.getEncoder().encodeToString(mac) + "\"}");
   }
 
   private static void answer(HttpServerExchange exchange, int status, String json) {

@@ -19,8 +19,16 @@ import java.util.Map;
 public final class LoadReport {
 
   /** One wrk measurement. */
-  record Row(int round, String server, String workload, int connections, double rps, double p50Us,
-      double p99Us, long errors, long wrapped) {}
+  record Row(
+      int round,
+      String server,
+      String workload,
+      int connections,
+      double rps,
+      double p50Us,
+      double p99Us,
+      long errors,
+      long wrapped) {}
 
   private LoadReport() {}
 
@@ -31,9 +39,17 @@ public final class LoadReport {
         continue;
       }
       String[] f = line.split("\t");
-      rows.add(new Row(Integer.parseInt(f[0]), f[1], f[2], Integer.parseInt(f[3]),
-          Double.parseDouble(f[4]), Double.parseDouble(f[5]), Double.parseDouble(f[6]),
-          Long.parseLong(f[7]), Long.parseLong(f[8])));
+      rows.add(
+          new Row(
+              Integer.parseInt(f[0]),
+              f[1],
+              f[2],
+              Integer.parseInt(f[3]),
+              Double.parseDouble(f[4]),
+              Double.parseDouble(f[5]),
+              Double.parseDouble(f[6]),
+              Long.parseLong(f[7]),
+              Long.parseLong(f[8])));
     }
     StringBuilder out = new StringBuilder();
     for (int i = 1; i < args.length; i++) {
@@ -41,39 +57,103 @@ public final class LoadReport {
     }
     Map<String, Cell> cells = new LinkedHashMap<>();
     for (Row r : rows) {
-      cells.computeIfAbsent(r.workload() + "|" + r.connections() + "|" + r.server(),
-          k -> new Cell(r.server(), r.workload(), r.connections())).add(r);
+      cells
+          .computeIfAbsent(
+              r.workload() + "|" + r.connections() + "|" + r.server(),
+              k -> new Cell(r.server(), r.workload(), r.connections()))
+          .add(r);
     }
-    out.append("\n| workload | conns | server | req/s (median) | p50 ms | p99 ms | rounds | req/s per round | errors | pool wrapped |\n");
+    out.append(
+        "\n| workload | conns | server | req/s (median) | p50 ms | p99 ms | rounds | req/s per round | errors | pool wrapped |\n");
     out.append("|---|---:|---|---:|---:|---:|---:|---|---:|---:|\n");
     for (Cell c : cells.values()) {
-      out.append(String.format(Locale.ROOT, "| %s | %d | %s | %,.0f | %.2f | %.2f | %d | %s | %d | %s |%n",
-          c.workload, c.connections, label(c.server), c.rps(), c.p50() / 1000, c.p99() / 1000,
-          c.rows.size(), c.perRound(), c.errors(), c.wrapped() > 0 ? "yes" : "no"));
+      out.append(
+          String.format(
+              Locale.ROOT,
+              "| %s | %d | %s | %,.0f | %.2f | %.2f | %d | %s | %d | %s |%n",
+              c.workload,
+              c.connections,
+              label(c.server),
+              c.rps(),
+              c.p50() / 1000,
+              c.p99() / 1000,
+              c.rows.size(),
+              c.perRound(),
+              c.errors(),
+              c.wrapped() > 0 ? "yes" : "no"));
     }
     out.append("\nHeadline ratios (medians; `new` workload, 64 connections unless said):\n\n");
     out.append("| ratio | value | target |\n|---|---:|---|\n");
     ratio(out, cells, "(d) inline / (b) req/s", "new", "d-inline", "b", false, ">= 1.0");
-    ratio(out, cells, "(d) worker, no-op listener handed off / (b) req/s", "new", "d-noop", "b", false, ">= 0.70");
-    ratio(out, cells, "(d) worker, no-op listener handed off / (c) req/s", "new", "d-noop", "c", false, ">= 1.8");
+    ratio(
+        out,
+        cells,
+        "(d) worker, no-op listener handed off / (b) req/s",
+        "new",
+        "d-noop",
+        "b",
+        false,
+        ">= 0.70");
+    ratio(
+        out,
+        cells,
+        "(d) worker, no-op listener handed off / (c) req/s",
+        "new",
+        "d-noop",
+        "c",
+        false,
+        ">= 1.8");
     ratio(out, cells, "(d) inline / (c) req/s", "new", "d-inline", "c", false, "");
     ratio(out, cells, "(e) / (c) req/s", "new", "e", "c", false, ">= 0.95");
-    ratio(out, cells, "(d) inline / (b) req/s, 16 connections", "new|16", "d-inline", "b", false, "");
-    ratio(out, cells, "(d) worker, handed off / (b) req/s, 16 connections", "new|16", "d-noop", "b", false, "");
+    ratio(
+        out, cells, "(d) inline / (b) req/s, 16 connections", "new|16", "d-inline", "b", false, "");
+    ratio(
+        out,
+        cells,
+        "(d) worker, handed off / (b) req/s, 16 connections",
+        "new|16",
+        "d-noop",
+        "b",
+        false,
+        "");
     ratio(out, cells, "(b) / (a) req/s", "new", "b", "a", false, "(reference ~0.52)");
-    ratio(out, cells, "(d) worker, handed off / (a) req/s", "new", "d-noop", "a", false, "(reference ~0.43)");
+    ratio(
+        out,
+        cells,
+        "(d) worker, handed off / (a) req/s",
+        "new",
+        "d-noop",
+        "a",
+        false,
+        "(reference ~0.43)");
     ratio(out, cells, "CRC (d) / (a) req/s", "crc", "d-worker", "a", false, ">= 0.95");
     ratio(out, cells, "p99 (d) inline / (b)", "new", "d-inline", "b", true, "<= 1.2");
     ratio(out, cells, "p99 (d) worker, handed off / (b)", "new", "d-noop", "b", true, "<= 1.2");
     ratio(out, cells, "p99 (d) inline / (b), 16 connections", "new|16", "d-inline", "b", true, "");
     ratio(out, cells, "10% dup: (d) inline / (b) req/s", "dup10", "d-inline", "b", false, "");
-    ratio(out, cells, "10% dup: (d) worker, handed off / (b) req/s", "dup10", "d-noop", "b", false, "");
+    ratio(
+        out,
+        cells,
+        "10% dup: (d) worker, handed off / (b) req/s",
+        "dup10",
+        "d-noop",
+        "b",
+        false,
+        "");
     System.out.print(out);
   }
 
-  private static void ratio(StringBuilder out, Map<String, Cell> cells, String name, String workload,
-      String top, String bottom, boolean p99, String target) {
-    String at = workload.contains("|") ? workload : workload + "|64"; // "new|16" picks 16 connections
+  private static void ratio(
+      StringBuilder out,
+      Map<String, Cell> cells,
+      String name,
+      String workload,
+      String top,
+      String bottom,
+      boolean p99,
+      String target) {
+    String at =
+        workload.contains("|") ? workload : workload + "|64"; // "new|16" picks 16 connections
     Cell t = cells.get(at + "|" + top);
     Cell b = cells.get(at + "|" + bottom);
     String value;
@@ -81,25 +161,36 @@ public final class LoadReport {
       value = "n/a";
     } else {
       double v = p99 ? t.p99() / b.p99() : t.rps() / b.rps();
-      String check = target.startsWith(">=") ? (v >= Double.parseDouble(target.substring(3)) ? " ✓" : " ✗")
-          : target.startsWith("<=") ? (v <= Double.parseDouble(target.substring(3)) ? " ✓" : " ✗") : "";
+      String check =
+          target.startsWith(">=")
+              ? (v >= Double.parseDouble(target.substring(3)) ? " ✓" : " ✗")
+              : target.startsWith("<=")
+                  ? (v <= Double.parseDouble(target.substring(3)) ? " ✓" : " ✗")
+                  : "";
       value = String.format(Locale.ROOT, "%.2f%s", v, check);
     }
-    out.append("| ").append(name).append(" | ").append(value).append(" | ").append(target).append(" |\n");
+    out.append("| ")
+        .append(name)
+        .append(" | ")
+        .append(value)
+        .append(" | ")
+        .append(target)
+        .append(" |\n");
   }
 
   private static String label(String server) {
     String base = server.contains("@") ? server.substring(0, server.indexOf('@')) : server;
-    String name = switch (base) {
-      case "a" -> "(a) raw Undertow";
-      case "b" -> "(b) hand-written Undertow";
-      case "c" -> "(c) hand-written Spring Boot";
-      case "d-inline" -> "(d) consumer jar, inline";
-      case "d-worker" -> "(d) consumer jar, worker";
-      case "d-noop" -> "(d) consumer, worker, no-op listener";
-      case "e" -> "(e) spring-bot sample";
-      default -> base;
-    };
+    String name =
+        switch (base) {
+          case "a" -> "(a) raw Undertow";
+          case "b" -> "(b) hand-written Undertow";
+          case "c" -> "(c) hand-written Spring Boot";
+          case "d-inline" -> "(d) consumer jar, inline";
+          case "d-worker" -> "(d) consumer jar, worker";
+          case "d-noop" -> "(d) consumer, worker, no-op listener";
+          case "e" -> "(e) spring-bot sample";
+          default -> base;
+        };
     return server.contains("@") ? name + " " + server.substring(server.indexOf('@')) : name;
   }
 

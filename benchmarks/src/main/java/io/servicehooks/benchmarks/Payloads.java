@@ -4,10 +4,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.SplittableRandom;
 
 /**
- * The bodies every benchmark sends: a 1.5 KB activity envelope ({@code post.create} with its
- * {@code includes}, as the platform sends them) and a 10-item account-activity batch. The JMH
- * benchmarks, the load pool and the dedup memory probe all build them here, so every number is
- * about the same bytes.
+ * The bodies every benchmark sends: a 1.5 KB activity envelope ({@code post.create} with its {@code
+ * includes}, as the platform sends them) and a 10-item account-activity batch. The JMH benchmarks,
+ * the load pool and the dedup memory probe all build them here, so every number is about the same
+ * bytes.
  */
 final class Payloads {
 
@@ -35,7 +35,9 @@ final class Payloads {
   /** An activity envelope of exactly {@link #ENVELOPE_BYTES} bytes carrying {@code eventUuid}. */
   static byte[] envelope(String eventUuid) {
     String head =
-        "{\"data\":{\"event_uuid\":\"" + eventUuid + "\",\"event_type\":\"post.create\","
+        "{\"data\":{\"event_uuid\":\""
+            + eventUuid
+            + "\",\"event_type\":\"post.create\","
             + "\"filter\":{\"user_id\":\"2244994945\"},\"tag\":\"my-subscription\","
             + "\"payload\":{\"id\":\"1876543210987654321\",\"author_id\":\"2244994945\","
             + "\"created_at\":\"2026-03-18T12:34:56.000Z\",\"lang\":\"en\","
@@ -62,8 +64,8 @@ final class Payloads {
   }
 
   /**
-   * A legacy account-activity batch with 10 events for one subscribed user: 4 posts, 2 likes,
-   * 2 follows and 2 direct messages (with the {@code users} map), ids distinct per {@code n}.
+   * A legacy account-activity batch with 10 events for one subscribed user: 4 posts, 2 likes, 2
+   * follows and 2 direct messages (with the {@code users} map), ids distinct per {@code n}.
    */
   static byte[] batch(long n) {
     String user = "2244994945";
@@ -74,31 +76,53 @@ final class Payloads {
       if (i > 0) {
         b.append(',');
       }
-      b.append("{\"created_at\":\"Wed Mar 18 12:34:56 +0000 2026\",\"id\":").append(id(n, i))
-          .append(",\"id_str\":\"").append(id(n, i)).append("\",\"text\":\"Batch post ").append(i)
-          .append(" of delivery ").append(n).append(", with a little more text to be realistic.\",")
-          .append("\"source\":\"web\",\"truncated\":false,\"user\":{\"id\":").append(user)
-          .append(",\"id_str\":\"").append(user).append("\",\"name\":\"Service Dev\",")
-          .append("\"screen_name\":\"servicedev\",\"followers_count\":").append(random.nextInt(1_000_000))
-          .append("},\"favorite_count\":").append(random.nextInt(100)).append(",\"lang\":\"en\"}");
+      b.append("{\"created_at\":\"Wed Mar 18 12:34:56 +0000 2026\",\"id\":")
+          .append(id(n, i))
+          .append(",\"id_str\":\"")
+          .append(id(n, i))
+          .append("\",\"text\":\"Batch post ")
+          .append(i)
+          .append(" of delivery ")
+          .append(n)
+          .append(", with a little more text to be realistic.\",")
+          .append("\"source\":\"web\",\"truncated\":false,\"user\":{\"id\":")
+          .append(user)
+          .append(",\"id_str\":\"")
+          .append(user)
+          .append("\",\"name\":\"Service Dev\",")
+          .append("\"screen_name\":\"servicedev\",\"followers_count\":")
+          .append(random.nextInt(1_000_000))
+          .append("},\"favorite_count\":")
+          .append(random.nextInt(100))
+          .append(",\"lang\":\"en\"}");
     }
     b.append("],\"favorite_events\":[");
     for (int i = 4; i < 6; i++) {
       if (i > 4) {
         b.append(',');
       }
-      b.append("{\"id\":\"").append(Long.toHexString(id(n, i))).append("\",\"created_at\":\"Wed Mar 18 12:35:00 +0000 2026\",")
-          .append("\"timestamp_ms\":1773837300000,\"favorited_status\":{\"id_str\":\"").append(id(n, i))
-          .append("\",\"text\":\"A liked post.\"},\"user\":{\"id_str\":\"783214\",\"screen_name\":\"service\"}}");
+      b.append("{\"id\":\"")
+          .append(Long.toHexString(id(n, i)))
+          .append("\",\"created_at\":\"Wed Mar 18 12:35:00 +0000 2026\",")
+          .append("\"timestamp_ms\":1773837300000,\"favorited_status\":{\"id_str\":\"")
+          .append(id(n, i))
+          .append(
+              "\",\"text\":\"A liked post.\"},\"user\":{\"id_str\":\"783214\",\"screen_name\":\"service\"}}");
     }
     b.append("],\"follow_events\":[");
     for (int i = 6; i < 8; i++) {
       if (i > 6) {
         b.append(',');
       }
-      b.append("{\"type\":\"follow\",\"created_timestamp\":\"1773837300000\",\"id\":\"").append(id(n, i))
-          .append("\",\"target\":{\"id\":\"").append(user).append("\",\"screen_name\":\"servicedev\"},")
-          .append("\"source\":{\"id\":\"").append(1000 + i).append("\",\"screen_name\":\"follower").append(i)
+      b.append("{\"type\":\"follow\",\"created_timestamp\":\"1773837300000\",\"id\":\"")
+          .append(id(n, i))
+          .append("\",\"target\":{\"id\":\"")
+          .append(user)
+          .append("\",\"screen_name\":\"servicedev\"},")
+          .append("\"source\":{\"id\":\"")
+          .append(1000 + i)
+          .append("\",\"screen_name\":\"follower")
+          .append(i)
           .append("\"}}");
     }
     b.append("],\"direct_message_events\":[");
@@ -106,13 +130,22 @@ final class Payloads {
       if (i > 8) {
         b.append(',');
       }
-      b.append("{\"type\":\"message_create\",\"id\":\"").append(id(n, i))
-          .append("\",\"created_timestamp\":\"1773837300000\",\"message_create\":{\"target\":{\"recipient_id\":\"")
-          .append(user).append("\"},\"sender_id\":\"783214\",\"message_data\":{\"text\":\"Hello there ")
-          .append(i).append("\",\"entities\":{\"hashtags\":[],\"symbols\":[],\"user_mentions\":[],\"urls\":[]}}}}");
+      b.append("{\"type\":\"message_create\",\"id\":\"")
+          .append(id(n, i))
+          .append(
+              "\",\"created_timestamp\":\"1773837300000\",\"message_create\":{\"target\":{\"recipient_id\":\"")
+          .append(user)
+          .append("\"},\"sender_id\":\"783214\",\"message_data\":{\"text\":\"Hello there ")
+          .append(i)
+          .append(
+              "\",\"entities\":{\"hashtags\":[],\"symbols\":[],\"user_mentions\":[],\"urls\":[]}}}}");
     }
-    b.append("],\"users\":{\"783214\":{\"id\":\"783214\",\"name\":\"Service\",\"screen_name\":\"service\"},")
-        .append("\"").append(user).append("\":{\"id\":\"").append(user)
+    b.append(
+            "],\"users\":{\"783214\":{\"id\":\"783214\",\"name\":\"Service\",\"screen_name\":\"service\"},")
+        .append("\"")
+        .append(user)
+        .append("\":{\"id\":\"")
+        .append(user)
         .append("\",\"name\":\"Service Dev\",\"screen_name\":\"servicedev\"}}}");
     return b.toString().getBytes(StandardCharsets.UTF_8);
   }

@@ -16,7 +16,8 @@ import java.nio.file.Path;
  * <p>File format, read by {@code benchmarks/load.lua}: one header line {@code servicehooks-pool
  * <count> <recordBytes>}, then {@code count} records of exactly {@code recordBytes} bytes each.
  *
- * <p>{@code java -cp benchmarks.jar io.servicehooks.benchmarks.PoolGenerator FILE COUNT HOST:PORT PATH [SECRET]}
+ * <p>{@code java -cp benchmarks.jar io.servicehooks.benchmarks.PoolGenerator FILE COUNT HOST:PORT
+ * PATH [SECRET]}
  */
 public final class PoolGenerator {
 
@@ -40,25 +41,37 @@ public final class PoolGenerator {
         byte[] record = request(host, path, secret, Payloads.envelope(Payloads.eventUuid(7, i)));
         if (i == 0) {
           recordBytes = record.length;
-          out.write(("servicehooks-pool " + count + " " + recordBytes + "\n").getBytes(StandardCharsets.US_ASCII));
+          out.write(
+              ("servicehooks-pool " + count + " " + recordBytes + "\n")
+                  .getBytes(StandardCharsets.US_ASCII));
         } else if (record.length != recordBytes) {
-          throw new IllegalStateException("record " + i + " is " + record.length + " bytes, not " + recordBytes);
+          throw new IllegalStateException(
+              "record " + i + " is " + record.length + " bytes, not " + recordBytes);
         }
         out.write(record);
       }
     }
     Files.move(partial, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-    System.out.printf("wrote %,d deliveries of %d bytes to %s in %.1f s%n",
+    System.out.printf(
+        "wrote %,d deliveries of %d bytes to %s in %.1f s%n",
         count, recordBytes, file, (System.nanoTime() - started) / 1e9);
   }
 
   static byte[] request(String host, String path, String secret, byte[] body) {
     String head =
-        "POST " + path + " HTTP/1.1\r\n"
-            + "Host: " + host + "\r\n"
+        "POST "
+            + path
+            + " HTTP/1.1\r\n"
+            + "Host: "
+            + host
+            + "\r\n"
             + "Content-Type: application/json\r\n"
-            + "x-service-webhooks-signature: " + WebhookSigner.sign(secret, body) + "\r\n"
-            + "Content-Length: " + body.length + "\r\n"
+            + "x-service-webhooks-signature: "
+            + WebhookSigner.sign(secret, body)
+            + "\r\n"
+            + "Content-Length: "
+            + body.length
+            + "\r\n"
             + "\r\n";
     byte[] h = head.getBytes(StandardCharsets.US_ASCII);
     byte[] record = new byte[h.length + body.length];

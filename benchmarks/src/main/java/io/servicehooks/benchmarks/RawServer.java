@@ -7,9 +7,9 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Load baseline (a): the least an Undertow server can do for a delivery. It reads the whole body
- * on the IO thread and answers 200 with a body of the consumer's size; a GET gets a fixed answer
- * the size of a CRC answer, unsigned. Nothing is checked.
+ * Load baseline (a): the least an Undertow server can do for a delivery. It reads the whole body on
+ * the IO thread and answers 200 with a body of the consumer's size; a GET gets a fixed answer the
+ * size of a CRC answer, unsigned. Nothing is checked.
  *
  * <p>{@code PORT=18080 java -cp benchmarks.jar io.servicehooks.benchmarks.RawServer}
  */
@@ -30,8 +30,9 @@ public final class RawServer {
   private static void handle(HttpServerExchange exchange) {
     exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, "application/json");
     if (Methods.POST.equals(exchange.getRequestMethod())) {
-      exchange.getRequestReceiver().receiveFullBytes(
-          (ex, body) -> ex.getResponseSender().send(ACCEPTED.duplicate()));
+      exchange
+          .getRequestReceiver()
+          .receiveFullBytes((ex, body) -> ex.getResponseSender().send(ACCEPTED.duplicate()));
     } else {
       exchange.getResponseSender().send(CRC.duplicate());
     }

@@ -8,11 +8,12 @@ import java.util.Map;
 /**
  * The standalone consumer of {@code servicehooks-consumer.jar}, started in-process so that a no-op
  * listener can be added: {@code IO_THREADS}, {@code WORKER_THREADS} (0 or unset: the jar's
- * defaults), {@code LISTENER_MODE=worker|inline},
- * {@code PORT}, {@code SERVICE_CONSUMER_SECRET}, {@code NOOP_LISTENER=true} (one listener that does
- * nothing, so worker mode hands each new event off). Events are not logged; bound to 127.0.0.1.
+ * defaults), {@code LISTENER_MODE=worker|inline}, {@code PORT}, {@code SERVICE_CONSUMER_SECRET},
+ * {@code NOOP_LISTENER=true} (one listener that does nothing, so worker mode hands each new event
+ * off). Events are not logged; bound to 127.0.0.1.
  *
- * <p>{@code IO_THREADS=1 PORT=18080 java -cp benchmarks.jar io.servicehooks.benchmarks.TunedConsumer}
+ * <p>{@code IO_THREADS=1 PORT=18080 java -cp benchmarks.jar
+ * io.servicehooks.benchmarks.TunedConsumer}
  */
 public final class TunedConsumer {
 
@@ -40,11 +41,13 @@ public final class TunedConsumer {
             threads(env, "WORKER_THREADS", ConsumerMain.defaultWorkerThreads(CORES)));
     boolean noopListener = Boolean.parseBoolean(env.getOrDefault("NOOP_LISTENER", "false"));
     StandaloneConsumer consumer =
-        StandaloneConsumer.start(settings, b -> {
-          if (noopListener) {
-            b.onAny(event -> {}); // something to run, so worker mode hands every new event off
-          }
-        });
+        StandaloneConsumer.start(
+            settings,
+            b -> {
+              if (noopListener) {
+                b.onAny(event -> {}); // something to run, so worker mode hands every new event off
+              }
+            });
     Runtime.getRuntime().addShutdownHook(new Thread(consumer::close, "tuned-consumer-shutdown"));
     System.out.println("tuned consumer " + settings);
   }

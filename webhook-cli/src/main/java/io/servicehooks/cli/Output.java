@@ -15,184 +15,199 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
 
-/** Prints results as a readable table, or with {@code --json} as JSON in the platform's field names. */
+/**
+ * Prints results as a readable table, or with {@code --json} as JSON in the platform's field names.
+ */
 final class Output {
 
-    static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+  static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
-    private final PrintWriter out;
-    private final boolean json;
+  private final PrintWriter out;
+  private final boolean json;
 
-    Output(PrintWriter out, boolean json) {
-        this.out = out;
-        this.json = json;
+  Output(PrintWriter out, boolean json) {
+    this.out = out;
+    this.json = json;
+  }
+
+  void webhooks(List<Webhook> webhooks) {
+    if (json) {
+      ArrayNode array = JSON.createArrayNode();
+      webhooks.forEach(w -> array.add(toJson(w)));
+      print(array);
+      return;
     }
-
-    void webhooks(List<Webhook> webhooks) {
-        if (json) {
-            ArrayNode array = JSON.createArrayNode();
-            webhooks.forEach(w -> array.add(toJson(w)));
-            print(array);
-            return;
-        }
-        if (webhooks.isEmpty()) {
-            line("No webhooks registered.");
-            return;
-        }
-        List<List<String>> rows = new ArrayList<>();
-        for (Webhook w : webhooks) {
-            rows.add(List.of(w.id(), w.url(), Boolean.toString(w.valid()), text(w.createdAt())));
-        }
-        table(List.of("ID", "URL", "VALID", "CREATED_AT"), rows);
+    if (webhooks.isEmpty()) {
+      line("No webhooks registered.");
+      return;
     }
-
-    void webhook(Webhook webhook) {
-        if (json) {
-            print(toJson(webhook));
-        } else {
-            webhooks(List.of(webhook));
-        }
+    List<List<String>> rows = new ArrayList<>();
+    for (Webhook w : webhooks) {
+      rows.add(List.of(w.id(), w.url(), Boolean.toString(w.valid()), text(w.createdAt())));
     }
+    table(List.of("ID", "URL", "VALID", "CREATED_AT"), rows);
+  }
 
-    void validity(String id, boolean valid) {
-        if (json) {
-            print(JSON.createObjectNode().put("id", id).put("valid", valid));
-        } else {
-            line("Webhook " + id + " is " + (valid ? "valid" : "NOT valid: it receives no events until a check passes")
-                    + ".");
-        }
+  void webhook(Webhook webhook) {
+    if (json) {
+      print(toJson(webhook));
+    } else {
+      webhooks(List.of(webhook));
     }
+  }
 
-    void deleted(String kind, String id, boolean deleted) {
-        if (json) {
-            print(JSON.createObjectNode().put("id", id).put("deleted", deleted));
-        } else {
-            line(kind + " " + id + (deleted ? " deleted." : " was not deleted."));
-        }
+  void validity(String id, boolean valid) {
+    if (json) {
+      print(JSON.createObjectNode().put("id", id).put("valid", valid));
+    } else {
+      line(
+          "Webhook "
+              + id
+              + " is "
+              + (valid ? "valid" : "NOT valid: it receives no events until a check passes")
+              + ".");
     }
+  }
 
-    void replayJob(ReplayJob job) {
-        if (json) {
-            ObjectNode node = JSON.createObjectNode().put("job_id", job.jobId());
-            putInstant(node, "created_at", job.createdAt());
-            print(node);
-        } else {
-            table(List.of("JOB_ID", "CREATED_AT"), List.of(List.of(job.jobId(), text(job.createdAt()))));
-            line("Completion arrives at the webhook as a replay_job_status delivery.");
-        }
+  void deleted(String kind, String id, boolean deleted) {
+    if (json) {
+      print(JSON.createObjectNode().put("id", id).put("deleted", deleted));
+    } else {
+      line(kind + " " + id + (deleted ? " deleted." : " was not deleted."));
     }
+  }
 
-    void subscriptions(List<Subscription> subscriptions) {
-        if (json) {
-            ArrayNode array = JSON.createArrayNode();
-            subscriptions.forEach(s -> array.add(toJson(s)));
-            print(array);
-            return;
-        }
-        if (subscriptions.isEmpty()) {
-            line("No activity subscriptions.");
-            return;
-        }
-        List<List<String>> rows = new ArrayList<>();
-        for (Subscription s : subscriptions) {
-            String filter = s.filter().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
-                    .collect(Collectors.joining(","));
-            rows.add(List.of(s.id(), text(s.eventType()), filter, text(s.tag()), text(s.webhookId()),
-                    text(s.createdAt())));
-        }
-        table(List.of("ID", "EVENT_TYPE", "FILTER", "TAG", "WEBHOOK_ID", "CREATED_AT"), rows);
+  void replayJob(ReplayJob job) {
+    if (json) {
+      ObjectNode node = JSON.createObjectNode().put("job_id", job.jobId());
+      putInstant(node, "created_at", job.createdAt());
+      print(node);
+    } else {
+      table(List.of("JOB_ID", "CREATED_AT"), List.of(List.of(job.jobId(), text(job.createdAt()))));
+      line("Completion arrives at the webhook as a replay_job_status delivery.");
     }
+  }
 
-    void subscription(Subscription subscription) {
-        if (json) {
-            print(toJson(subscription));
-        } else {
-            subscriptions(List.of(subscription));
-        }
+  void subscriptions(List<Subscription> subscriptions) {
+    if (json) {
+      ArrayNode array = JSON.createArrayNode();
+      subscriptions.forEach(s -> array.add(toJson(s)));
+      print(array);
+      return;
     }
+    if (subscriptions.isEmpty()) {
+      line("No activity subscriptions.");
+      return;
+    }
+    List<List<String>> rows = new ArrayList<>();
+    for (Subscription s : subscriptions) {
+      String filter =
+          s.filter().entrySet().stream()
+              .map(e -> e.getKey() + "=" + e.getValue())
+              .collect(Collectors.joining(","));
+      rows.add(
+          List.of(
+              s.id(),
+              text(s.eventType()),
+              filter,
+              text(s.tag()),
+              text(s.webhookId()),
+              text(s.createdAt())));
+    }
+    table(List.of("ID", "EVENT_TYPE", "FILTER", "TAG", "WEBHOOK_ID", "CREATED_AT"), rows);
+  }
 
-    void sent(int status, String body) {
-        if (json) {
-            print(JSON.createObjectNode().put("status", status).put("body", body));
-        } else {
-            line("HTTP " + status);
-            if (!body.isEmpty()) {
-                line(body);
-            }
-        }
+  void subscription(Subscription subscription) {
+    if (json) {
+      print(toJson(subscription));
+    } else {
+      subscriptions(List.of(subscription));
     }
+  }
 
-    static ObjectNode toJson(Webhook w) {
-        ObjectNode node = JSON.createObjectNode().put("id", w.id()).put("url", w.url()).put("valid", w.valid());
-        putInstant(node, "created_at", w.createdAt());
-        return node;
+  void sent(int status, String body) {
+    if (json) {
+      print(JSON.createObjectNode().put("status", status).put("body", body));
+    } else {
+      line("HTTP " + status);
+      if (!body.isEmpty()) {
+        line(body);
+      }
     }
+  }
 
-    static ObjectNode toJson(Subscription s) {
-        ObjectNode node = JSON.createObjectNode().put("id", s.id());
-        if (s.eventType() != null) {
-            node.put("event_type", s.eventType());
-        }
-        ObjectNode filter = node.putObject("filter");
-        s.filter().forEach(filter::put);
-        if (s.tag() != null) {
-            node.put("tag", s.tag());
-        }
-        if (s.webhookId() != null) {
-            node.put("webhook_id", s.webhookId());
-        }
-        putInstant(node, "created_at", s.createdAt());
-        return node;
-    }
+  static ObjectNode toJson(Webhook w) {
+    ObjectNode node =
+        JSON.createObjectNode().put("id", w.id()).put("url", w.url()).put("valid", w.valid());
+    putInstant(node, "created_at", w.createdAt());
+    return node;
+  }
 
-    private static void putInstant(ObjectNode node, String field, Instant value) {
-        if (value != null) {
-            node.put(field, value.toString());
-        }
+  static ObjectNode toJson(Subscription s) {
+    ObjectNode node = JSON.createObjectNode().put("id", s.id());
+    if (s.eventType() != null) {
+      node.put("event_type", s.eventType());
     }
+    ObjectNode filter = node.putObject("filter");
+    s.filter().forEach(filter::put);
+    if (s.tag() != null) {
+      node.put("tag", s.tag());
+    }
+    if (s.webhookId() != null) {
+      node.put("webhook_id", s.webhookId());
+    }
+    putInstant(node, "created_at", s.createdAt());
+    return node;
+  }
 
-    private static String text(Object value) {
-        return value == null ? "-" : value.toString();
+  private static void putInstant(ObjectNode node, String field, Instant value) {
+    if (value != null) {
+      node.put(field, value.toString());
     }
+  }
 
-    private void table(List<String> header, List<List<String>> rows) {
-        int[] widths = new int[header.size()];
-        for (int i = 0; i < widths.length; i++) {
-            widths[i] = header.get(i).length();
-            for (List<String> row : rows) {
-                widths[i] = Math.max(widths[i], row.get(i).length());
-            }
-        }
-        line(formatRow(header, widths));
-        for (List<String> row : rows) {
-            line(formatRow(row, widths));
-        }
-    }
+  private static String text(Object value) {
+    return value == null ? "-" : value.toString();
+  }
 
-    private static String formatRow(List<String> cells, int[] widths) {
-        StringBuilder sb = new StringBuilder();
-        for (int i = 0; i < cells.size(); i++) {
-            if (i > 0) {
-                sb.append("  ");
-            }
-            sb.append(cells.get(i));
-            if (i < cells.size() - 1) {
-                sb.append(" ".repeat(widths[i] - cells.get(i).length()));
-            }
-        }
-        return sb.toString();
+  private void table(List<String> header, List<List<String>> rows) {
+    int[] widths = new int[header.size()];
+    for (int i = 0; i < widths.length; i++) {
+      widths[i] = header.get(i).length();
+      for (List<String> row : rows) {
+        widths[i] = Math.max(widths[i], row.get(i).length());
+      }
     }
+    line(formatRow(header, widths));
+    for (List<String> row : rows) {
+      line(formatRow(row, widths));
+    }
+  }
 
-    private void print(JsonNode node) {
-        try {
-            line(JSON.writeValueAsString(node));
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("cannot write JSON", e);
-        }
+  private static String formatRow(List<String> cells, int[] widths) {
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < cells.size(); i++) {
+      if (i > 0) {
+        sb.append("  ");
+      }
+      sb.append(cells.get(i));
+      if (i < cells.size() - 1) {
+        sb.append(" ".repeat(widths[i] - cells.get(i).length()));
+      }
     }
+    return sb.toString();
+  }
 
-    private void line(String text) {
-        out.println(text);
-        out.flush();
+  private void print(JsonNode node) {
+    try {
+      line(JSON.writeValueAsString(node));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot write JSON", e);
     }
+  }
+
+  private void line(String text) {
+    out.println(text);
+    out.flush();
+  }
 }

@@ -25,86 +25,102 @@ import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code servicehooks send URL --type TYPE}: plays the platform towards a consumer, like
- * {@code stripe trigger}: builds (or reads) a delivery body, signs it with the consumer secret and
- * POSTs it, printing the consumer's answer.
+ * {@code servicehooks send URL --type TYPE}: plays the platform towards a consumer, like {@code
+ * stripe trigger}: builds (or reads) a delivery body, signs it with the consumer secret and POSTs
+ * it, printing the consumer's answer.
  */
-@Command(name = "send", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-        description = {"Send a signed sample event to a consumer, as the platform would deliver it.",
-            "The body is signed with $SERVICE_CONSUMER_SECRET in header x-service-webhooks-signature."})
+@Command(
+    name = "send",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionProvider.class,
+    description = {
+      "Send a signed sample event to a consumer, as the platform would deliver it.",
+      "The body is signed with $SERVICE_CONSUMER_SECRET in header x-service-webhooks-signature."
+    })
 final class SendCommand implements Callable<Integer> {
 
-    @ParentCommand
-    TopCommand top;
+  @ParentCommand TopCommand top;
 
-    @Spec
-    CommandSpec spec;
+  @Spec CommandSpec spec;
 
-    @Parameters(paramLabel = "URL", description = "the consumer's webhook URL")
-    String url;
+  @Parameters(paramLabel = "URL", description = "the consumer's webhook URL")
+  String url;
 
-    @Option(names = "--type", paramLabel = "TYPE",
-            description = "event type of the sample, for example post.create, dm.received, follow.follow,"
-                    + " profile.update.bio, oauth.revoke")
-    String type;
+  @Option(
+      names = "--type",
+      paramLabel = "TYPE",
+      description =
+          "event type of the sample, for example post.create, dm.received, follow.follow,"
+              + " profile.update.bio, oauth.revoke")
+  String type;
 
-    @Option(names = "--body", paramLabel = "FILE", description = "send this file's bytes as they are instead of a sample")
-    Path body;
+  @Option(
+      names = "--body",
+      paramLabel = "FILE",
+      description = "send this file's bytes as they are instead of a sample")
+  Path body;
 
-    @Option(names = "--allow-insecure-url",
-            description = "Permit http and a port in the URL, for a consumer running locally.")
-    boolean allowInsecureUrl;
+  @Option(
+      names = "--allow-insecure-url",
+      description = "Permit http and a port in the URL, for a consumer running locally.")
+  boolean allowInsecureUrl;
 
-    @Override
-    public Integer call() throws IOException {
-        if (type == null && body == null) {
-            throw new ParameterException(spec.commandLine(), "give --type TYPE, or --body FILE");
-        }
-        WebhookClient.checkWebhookUrl(url, allowInsecureUrl);
-        String secret = top.env("SERVICE_CONSUMER_SECRET");
-        if (secret == null) {
-            throw new ServicehooksCli.UsageException(
-                    "missing consumer secret: set SERVICE_CONSUMER_SECRET in the environment");
-        }
-        byte[] bytes;
-        if (body != null) {
-            try {
-                bytes = Files.readAllBytes(body);
-            } catch (NoSuchFileException e) {
-                throw new ServicehooksCli.UsageException("no such file: " + body);
-            }
-        } else {
-            if (!SampleEvents.isKnown(type)) {
-                top.err().println("note: no sample payload is known for " + type + "; sending an empty payload");
-                top.err().flush();
-            }
-            bytes = SampleEvents.build(type, Clock.systemUTC().instant());
-        }
-        HttpClient http = HttpClient.newBuilder()
-                .connectTimeout(Duration.ofSeconds(5))
-                .followRedirects(HttpClient.Redirect.NEVER)
-                .build();
-        HttpRequest request = HttpRequest.newBuilder(URI.create(url))
-                .timeout(Duration.ofSeconds(10))
-                .header("Content-Type", "application/json")
-                .header(WebhookRequest.SIGNATURE_HEADER, WebhookSigner.sign(secret, bytes))
-                .header("User-Agent", "servicehooks-cli")
-                .POST(HttpRequest.BodyPublishers.ofByteArray(bytes))
-                .build();
-        HttpResponse<String> response;
-        try {
-            response = http.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new InterruptedIOException("interrupted while sending");
-        }
-        top.output().sent(response.statusCode(), response.body());
-        boolean accepted = response.statusCode() >= 200 && response.statusCode() < 300;
-        if (!accepted) {
-            top.err().println("error: the consumer answered HTTP " + response.statusCode()
-                    + "; the platform would retry, then drop the event");
-            top.err().flush();
-        }
-        return accepted ? ServicehooksCli.EXIT_OK : ServicehooksCli.EXIT_API_ERROR;
+  @Override
+  public Integer call() throws IOException {
+    if (type == null && body == null) {
+      throw new ParameterException(spec.commandLine(), "give --type TYPE, or --body FILE");
     }
+    WebhookClient.checkWebhookUrl(url, allowInsecureUrl);
+    String secret = top.env("SERVICE_CONSUMER_SECRET");
+    if (secret == null) {
+      throw new ServicehooksCli.UsageException(
+          "missing consumer secret: set SERVICE_CONSUMER_SECRET in the environment");
+    }
+    byte[] bytes;
+    if (body != null) {
+      try {
+        bytes = Files.readAllBytes(body);
+      } catch (NoSuchFileException e) {
+        throw new ServicehooksCli.UsageException("no such file: " + body);
+      }
+    } else {
+      if (!SampleEvents.isKnown(type)) {
+        top.err()
+            .println("note: no sample payload is known for " + type + "; sending an empty payload");
+        top.err().flush();
+      }
+      bytes = SampleEvents.build(type, Clock.systemUTC().instant());
+    }
+    HttpClient http =
+        HttpClient.newBuilder()
+            .connectTimeout(Duration.ofSeconds(5))
+            .followRedirects(HttpClient.Redirect.NEVER)
+            .build();
+    HttpRequest request =
+        HttpRequest.newBuilder(URI.create(url))
+            .timeout(Duration.ofSeconds(10))
+            .header("Content-Type", "application/json")
+            .header(WebhookRequest.SIGNATURE_HEADER, WebhookSigner.sign(secret, bytes))
+            .header("User-Agent", "servicehooks-cli")
+            .POST(HttpRequest.BodyPublishers.ofByteArray(bytes))
+            .build();
+    HttpResponse<String> response;
+    try {
+      response = http.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while sending");
+    }
+    top.output().sent(response.statusCode(), response.body());
+    boolean accepted = response.statusCode() >= 200 && response.statusCode() < 300;
+    if (!accepted) {
+      top.err()
+          .println(
+              "error: the consumer answered HTTP "
+                  + response.statusCode()
+                  + "; the platform would retry, then drop the event");
+      top.err().flush();
+    }
+    return accepted ? ServicehooksCli.EXIT_OK : ServicehooksCli.EXIT_API_ERROR;
+  }
 }

@@ -17,63 +17,71 @@ import picocli.CommandLine;
  */
 public final class ServicehooksCli {
 
-    /** Success. */
-    public static final int EXIT_OK = 0;
-    /** The platform answered with an error, or could not be reached. */
-    public static final int EXIT_API_ERROR = 1;
-    /** Bad arguments, missing credentials, or a URL refused before any call. */
-    public static final int EXIT_USAGE = 2;
+  /** Success. */
+  public static final int EXIT_OK = 0;
 
-    private ServicehooksCli() {
-    }
+  /** The platform answered with an error, or could not be reached. */
+  public static final int EXIT_API_ERROR = 1;
 
-    /** Runs the command line against the process environment and exits with its code. */
-    public static void main(String[] args) {
-        System.exit(commandLine(System.getenv()).execute(args));
-    }
+  /** Bad arguments, missing credentials, or a URL refused before any call. */
+  public static final int EXIT_USAGE = 2;
 
-    /**
-     * The command line, reading credentials and settings from {@code environment} instead of the
-     * process environment, so it can run in-process (tests, embedding). Set its output with
-     * {@link CommandLine#setOut} and {@link CommandLine#setErr}.
-     */
-    public static CommandLine commandLine(Map<String, String> environment) {
-        Objects.requireNonNull(environment, "environment");
-        CommandLine commandLine = new CommandLine(new TopCommand(Map.copyOf(environment)));
-        commandLine.setExecutionExceptionHandler(ServicehooksCli::handleFailure);
-        return commandLine;
-    }
+  private ServicehooksCli() {}
 
-    private static int handleFailure(Exception e, CommandLine commandLine, CommandLine.ParseResult parseResult) {
-        PrintWriter err = commandLine.getErr();
-        if (e instanceof UsageException || e instanceof IllegalArgumentException
-                || e instanceof IllegalStateException) {
-            // the library names its builder option; here the user needs the flag
-            err.println("error: " + String.valueOf(e.getMessage()).replace("allowInsecureUrls(true)", "--allow-insecure-url"));
-            err.flush();
-            return EXIT_USAGE;
-        }
-        if (e instanceof WebhookApiException) {
-            err.println("error: " + e.getMessage());
-            err.flush();
-            return EXIT_API_ERROR;
-        }
-        if (e instanceof IOException) {
-            String detail = e.getMessage() == null ? "" : ": " + e.getMessage();
-            err.println("error: cannot reach the server (" + e.getClass().getSimpleName() + detail + ")");
-            err.flush();
-            return EXIT_API_ERROR;
-        }
-        err.println("error: unexpected failure");
-        e.printStackTrace(err);
-        err.flush();
-        return EXIT_API_ERROR;
-    }
+  /** Runs the command line against the process environment and exits with its code. */
+  public static void main(String[] args) {
+    System.exit(commandLine(System.getenv()).execute(args));
+  }
 
-    /** A configuration or usage problem found while running a command, such as missing credentials. */
-    static final class UsageException extends RuntimeException {
-        UsageException(String message) {
-            super(message);
-        }
+  /**
+   * The command line, reading credentials and settings from {@code environment} instead of the
+   * process environment, so it can run in-process (tests, embedding). Set its output with {@link
+   * CommandLine#setOut} and {@link CommandLine#setErr}.
+   */
+  public static CommandLine commandLine(Map<String, String> environment) {
+    Objects.requireNonNull(environment, "environment");
+    CommandLine commandLine = new CommandLine(new TopCommand(Map.copyOf(environment)));
+    commandLine.setExecutionExceptionHandler(ServicehooksCli::handleFailure);
+    return commandLine;
+  }
+
+  private static int handleFailure(
+      Exception e, CommandLine commandLine, CommandLine.ParseResult parseResult) {
+    PrintWriter err = commandLine.getErr();
+    if (e instanceof UsageException
+        || e instanceof IllegalArgumentException
+        || e instanceof IllegalStateException) {
+      // the library names its builder option; here the user needs the flag
+      err.println(
+          "error: "
+              + String.valueOf(e.getMessage())
+                  .replace("allowInsecureUrls(true)", "--allow-insecure-url"));
+      err.flush();
+      return EXIT_USAGE;
     }
+    if (e instanceof WebhookApiException) {
+      err.println("error: " + e.getMessage());
+      err.flush();
+      return EXIT_API_ERROR;
+    }
+    if (e instanceof IOException) {
+      String detail = e.getMessage() == null ? "" : ": " + e.getMessage();
+      err.println("error: cannot reach the server (" + e.getClass().getSimpleName() + detail + ")");
+      err.flush();
+      return EXIT_API_ERROR;
+    }
+    err.println("error: unexpected failure");
+    e.printStackTrace(err);
+    err.flush();
+    return EXIT_API_ERROR;
+  }
+
+  /**
+   * A configuration or usage problem found while running a command, such as missing credentials.
+   */
+  static final class UsageException extends RuntimeException {
+    UsageException(String message) {
+      super(message);
+    }
+  }
 }

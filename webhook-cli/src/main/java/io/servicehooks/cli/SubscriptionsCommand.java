@@ -12,59 +12,88 @@ import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /** {@code servicehooks subscriptions ...}: which activity events the platform delivers. */
-@Command(name = "subscriptions", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-        description = "Create, list and delete activity subscriptions (/2/activity/subscriptions).")
+@Command(
+    name = "subscriptions",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionProvider.class,
+    description = "Create, list and delete activity subscriptions (/2/activity/subscriptions).")
 final class SubscriptionsCommand implements Runnable {
 
-    @ParentCommand
-    TopCommand top;
+  @ParentCommand TopCommand top;
 
-    @Spec
-    CommandSpec spec;
+  @Spec CommandSpec spec;
 
-    @Override
-    public void run() {
-        spec.commandLine().usage(top.out());
+  @Override
+  public void run() {
+    spec.commandLine().usage(top.out());
+  }
+
+  @Command(
+      name = "create",
+      mixinStandardHelpOptions = true,
+      description = "Subscribe to an event type for a user or a keyword.")
+  int create(
+      @Option(
+              names = "--event-type",
+              required = true,
+              paramLabel = "TYPE",
+              description = "for example post.create, dm.received, profile.update.bio")
+          String eventType,
+      @Option(names = "--user-id", paramLabel = "ID", description = "filter: events of this user")
+          String userId,
+      @Option(
+              names = "--keyword",
+              paramLabel = "WORD",
+              description = "filter: events matching this keyword")
+          String keyword,
+      @Option(
+              names = "--direction",
+              paramLabel = "DIR",
+              description = "filter for DM and chat events:" + " sent or received")
+          String direction,
+      @Option(
+              names = "--tag",
+              paramLabel = "TAG",
+              description = "free tag echoed in every delivery")
+          String tag,
+      @Option(names = "--webhook-id", paramLabel = "ID", description = "webhook to deliver to")
+          String webhookId)
+      throws IOException {
+    if ((userId == null) == (keyword == null)) {
+      throw new ParameterException(
+          spec.commandLine().getSubcommands().get("create"),
+          "give exactly one of --user-id and --keyword");
     }
-
-    @Command(name = "create", mixinStandardHelpOptions = true,
-            description = "Subscribe to an event type for a user or a keyword.")
-    int create(@Option(names = "--event-type", required = true, paramLabel = "TYPE",
-                    description = "for example post.create, dm.received, profile.update.bio") String eventType,
-            @Option(names = "--user-id", paramLabel = "ID", description = "filter: events of this user") String userId,
-            @Option(names = "--keyword", paramLabel = "WORD", description = "filter: events matching this keyword")
-            String keyword,
-            @Option(names = "--direction", paramLabel = "DIR", description = "filter for DM and chat events:"
-                    + " sent or received") String direction,
-            @Option(names = "--tag", paramLabel = "TAG", description = "free tag echoed in every delivery") String tag,
-            @Option(names = "--webhook-id", paramLabel = "ID", description = "webhook to deliver to") String webhookId)
-            throws IOException {
-        if ((userId == null) == (keyword == null)) {
-            throw new ParameterException(spec.commandLine().getSubcommands().get("create"),
-                    "give exactly one of --user-id and --keyword");
-        }
-        Map<String, String> filter = new LinkedHashMap<>();
-        if (userId != null) {
-            filter.put("user_id", userId);
-        } else {
-            filter.put("keyword", keyword);
-        }
-        if (direction != null) {
-            filter.put("direction", direction);
-        }
-        top.output().subscription(top.client(false).createSubscription(eventType, filter, tag, webhookId));
-        return ServicehooksCli.EXIT_OK;
+    Map<String, String> filter = new LinkedHashMap<>();
+    if (userId != null) {
+      filter.put("user_id", userId);
+    } else {
+      filter.put("keyword", keyword);
     }
-
-    @Command(name = "list", mixinStandardHelpOptions = true, description = "List the activity subscriptions.")
-    int list() throws IOException {
-        top.output().subscriptions(top.client(false).listSubscriptions());
-        return ServicehooksCli.EXIT_OK;
+    if (direction != null) {
+      filter.put("direction", direction);
     }
+    top.output()
+        .subscription(top.client(false).createSubscription(eventType, filter, tag, webhookId));
+    return ServicehooksCli.EXIT_OK;
+  }
 
-    @Command(name = "delete", mixinStandardHelpOptions = true, description = "Delete an activity subscription.")
-    int delete(@Parameters(paramLabel = "ID", description = "subscription id") String id) throws IOException {
-        top.output().deleted("Subscription", id, top.client(false).deleteSubscription(id));
-        return ServicehooksCli.EXIT_OK;
-    }
+  @Command(
+      name = "list",
+      mixinStandardHelpOptions = true,
+      description = "List the activity subscriptions.")
+  int list() throws IOException {
+    top.output().subscriptions(top.client(false).listSubscriptions());
+    return ServicehooksCli.EXIT_OK;
+  }
+
+  @Command(
+      name = "delete",
+      mixinStandardHelpOptions = true,
+      description = "Delete an activity subscription.")
+  int delete(@Parameters(paramLabel = "ID", description = "subscription id") String id)
+      throws IOException {
+    top.output().deleted("Subscription", id, top.client(false).deleteSubscription(id));
+    return ServicehooksCli.EXIT_OK;
+  }
 }

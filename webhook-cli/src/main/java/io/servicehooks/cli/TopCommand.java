@@ -10,105 +10,123 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Spec;
 
-/** The root {@code servicehooks} command: global options, the environment, and the client built from both. */
-@Command(name = "servicehooks",
-        mixinStandardHelpOptions = true,
-        versionProvider = VersionProvider.class,
-        description = "Register webhooks with the platform, send signed sample events, run a local simulator.",
-        subcommands = {WebhooksCommand.class, SubscriptionsCommand.class, SendCommand.class, SimulateCommand.class},
-        footerHeading = "%nEnvironment:%n",
-        footer = {
-            "  SERVICE_API_KEY, SERVICE_API_SECRET  API key and secret (a token is fetched)",
-            "  SERVICE_BEARER_TOKEN                 app-only bearer token, if no key/secret",
-            "  SERVICE_API_BASE_URL                 platform address",
-            "                                       (default " + TopCommand.DEFAULT_BASE_URL + ")",
-            "  SERVICE_CONSUMER_SECRET              signs the events that `send` sends",
-            "Secrets come from the environment only, never from arguments, and are never",
-            "printed.",
-            "",
-            "Exit codes:",
-            "  0  success",
-            "  1  the platform refused the call (its reason is printed) or is unreachable",
-            "  2  bad arguments, missing credentials, or a URL refused before any call"})
+/**
+ * The root {@code servicehooks} command: global options, the environment, and the client built from
+ * both.
+ */
+@Command(
+    name = "servicehooks",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionProvider.class,
+    description =
+        "Register webhooks with the platform, send signed sample events, run a local simulator.",
+    subcommands = {
+      WebhooksCommand.class,
+      SubscriptionsCommand.class,
+      SendCommand.class,
+      SimulateCommand.class
+    },
+    footerHeading = "%nEnvironment:%n",
+    footer = {
+      "  SERVICE_API_KEY, SERVICE_API_SECRET  API key and secret (a token is fetched)",
+      "  SERVICE_BEARER_TOKEN                 app-only bearer token, if no key/secret",
+      "  SERVICE_API_BASE_URL                 platform address",
+      "                                       (default " + TopCommand.DEFAULT_BASE_URL + ")",
+      "  SERVICE_CONSUMER_SECRET              signs the events that `send` sends",
+      "Secrets come from the environment only, never from arguments, and are never",
+      "printed.",
+      "",
+      "Exit codes:",
+      "  0  success",
+      "  1  the platform refused the call (its reason is printed) or is unreachable",
+      "  2  bad arguments, missing credentials, or a URL refused before any call"
+    })
 final class TopCommand implements Runnable {
 
-    static final String DEFAULT_BASE_URL = "https://api.example.com";
+  static final String DEFAULT_BASE_URL = "https://api.example.com";
 
-    private final Map<String, String> environment;
+  private final Map<String, String> environment;
 
-    @Spec
-    CommandSpec spec;
+  @Spec CommandSpec spec;
 
-    @Option(names = "--json", scope = ScopeType.INHERIT,
-            description = "Print the result as JSON instead of a table.")
-    boolean json;
+  @Option(
+      names = "--json",
+      scope = ScopeType.INHERIT,
+      description = "Print the result as JSON instead of a table.")
+  boolean json;
 
-    @Option(names = "--base-url", scope = ScopeType.INHERIT, paramLabel = "URL",
-            description = "Platform API address; default $SERVICE_API_BASE_URL, else " + DEFAULT_BASE_URL + ".")
-    String baseUrl;
+  @Option(
+      names = "--base-url",
+      scope = ScopeType.INHERIT,
+      paramLabel = "URL",
+      description =
+          "Platform API address; default $SERVICE_API_BASE_URL, else " + DEFAULT_BASE_URL + ".")
+  String baseUrl;
 
-    TopCommand(Map<String, String> environment) {
-        this.environment = environment;
+  TopCommand(Map<String, String> environment) {
+    this.environment = environment;
+  }
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(out());
+  }
+
+  String env(String name) {
+    String value = environment.get(name);
+    return value == null || value.isBlank() ? null : value.trim();
+  }
+
+  PrintWriter out() {
+    return spec.commandLine().getOut();
+  }
+
+  PrintWriter err() {
+    return spec.commandLine().getErr();
+  }
+
+  Output output() {
+    return new Output(out(), json);
+  }
+
+  URI baseUri() {
+    String value = baseUrl != null ? baseUrl : env("SERVICE_API_BASE_URL");
+    if (value == null) {
+      value = DEFAULT_BASE_URL;
     }
-
-    @Override
-    public void run() {
-        spec.commandLine().usage(out());
+    try {
+      URI uri = new URI(value);
+      if (uri.getScheme() == null || uri.getHost() == null) {
+        throw new ServicehooksCli.UsageException(
+            "the base URL must be an absolute http(s) URL, was: " + value);
+      }
+      return uri;
+    } catch (java.net.URISyntaxException e) {
+      throw new ServicehooksCli.UsageException("the base URL is malformed: " + value);
     }
+  }
 
-    String env(String name) {
-        String value = environment.get(name);
-        return value == null || value.isBlank() ? null : value.trim();
+  /** A client for the platform, with credentials from the environment only. */
+  WebhookClient client(boolean allowInsecureUrls) {
+    WebhookClient.Builder builder =
+        WebhookClient.builder().baseUrl(baseUri()).allowInsecureUrls(allowInsecureUrls);
+    String key = env("SERVICE_API_KEY");
+    String secret = env("SERVICE_API_SECRET");
+    String token = env("SERVICE_BEARER_TOKEN");
+    if (key != null && secret != null) {
+      builder.apiCredentials(key, secret);
+    } else if (token != null) {
+      builder.bearerToken(token);
+    } else if (key != null || secret != null) {
+      throw new ServicehooksCli.UsageException(
+          "missing credentials: "
+              + (key == null ? "SERVICE_API_KEY" : "SERVICE_API_SECRET")
+              + " is not set (set both SERVICE_API_KEY and SERVICE_API_SECRET, or SERVICE_BEARER_TOKEN)");
+    } else {
+      throw new ServicehooksCli.UsageException(
+          "missing credentials: set SERVICE_API_KEY and"
+              + " SERVICE_API_SECRET, or SERVICE_BEARER_TOKEN, in the environment");
     }
-
-    PrintWriter out() {
-        return spec.commandLine().getOut();
-    }
-
-    PrintWriter err() {
-        return spec.commandLine().getErr();
-    }
-
-    Output output() {
-        return new Output(out(), json);
-    }
-
-    URI baseUri() {
-        String value = baseUrl != null ? baseUrl : env("SERVICE_API_BASE_URL");
-        if (value == null) {
-            value = DEFAULT_BASE_URL;
-        }
-        try {
-            URI uri = new URI(value);
-            if (uri.getScheme() == null || uri.getHost() == null) {
-                throw new ServicehooksCli.UsageException("the base URL must be an absolute http(s) URL, was: " + value);
-            }
-            return uri;
-        } catch (java.net.URISyntaxException e) {
-            throw new ServicehooksCli.UsageException("the base URL is malformed: " + value);
-        }
-    }
-
-    /** A client for the platform, with credentials from the environment only. */
-    WebhookClient client(boolean allowInsecureUrls) {
-        WebhookClient.Builder builder = WebhookClient.builder()
-                .baseUrl(baseUri())
-                .allowInsecureUrls(allowInsecureUrls);
-        String key = env("SERVICE_API_KEY");
-        String secret = env("SERVICE_API_SECRET");
-        String token = env("SERVICE_BEARER_TOKEN");
-        if (key != null && secret != null) {
-            builder.apiCredentials(key, secret);
-        } else if (token != null) {
-            builder.bearerToken(token);
-        } else if (key != null || secret != null) {
-            throw new ServicehooksCli.UsageException("missing credentials: "
-                    + (key == null ? "SERVICE_API_KEY" : "SERVICE_API_SECRET")
-                    + " is not set (set both SERVICE_API_KEY and SERVICE_API_SECRET, or SERVICE_BEARER_TOKEN)");
-        } else {
-            throw new ServicehooksCli.UsageException("missing credentials: set SERVICE_API_KEY and"
-                    + " SERVICE_API_SECRET, or SERVICE_BEARER_TOKEN, in the environment");
-        }
-        return builder.build();
-    }
+    return builder.build();
+  }
 }

@@ -8,24 +8,23 @@ import picocli.CommandLine;
 /** Runs the command line in-process with an injected environment and captured output. */
 final class Cli {
 
-    /** The outcome of one run. */
-    record Run(int exitCode, String out, String err) {
-        @Override
-        public String toString() {
-            return "exit " + exitCode + "\n--- out\n" + out + "--- err\n" + err;
-        }
+  /** The outcome of one run. */
+  record Run(int exitCode, String out, String err) {
+    @Override
+    public String toString() {
+      return "exit " + exitCode + "\n--- out\n" + out + "--- err\n" + err;
     }
+  }
 
-    private Cli() {
-    }
+  private Cli() {}
 
-    static Run run(Map<String, String> environment, String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine commandLine = ServicehooksCli.commandLine(environment);
-        commandLine.setOut(new PrintWriter(out, true));
-        commandLine.setErr(new PrintWriter(err, true));
-        int exitCode = commandLine.execute(args);
-        return new Run(exitCode, out.toString(), err.toString());
-    }
+  static Run run(Map<String, String> environment, String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    CommandLine commandLine = ServicehooksCli.commandLine(environment);
+    commandLine.setOut(new PrintWriter(out, true));
+    commandLine.setErr(new PrintWriter(err, true));
+    int exitCode = commandLine.execute(args);
+    return new Run(exitCode, out.toString(), err.toString());
+  }
 }

@@ -17,46 +17,54 @@ import picocli.CommandLine;
 /** {@code servicehooks simulate}: prints paste-able exports, serves until stopped. */
 final class SimulateCommandTest {
 
-    @Test
-    void simulate_running_printsExportsThatOtherCommandsCanUse() throws Exception {
-        StringWriter out = new StringWriter();
-        CommandLine commandLine = ServicehooksCli.commandLine(Map.of());
-        commandLine.setOut(new PrintWriter(out, true));
-        commandLine.setErr(new PrintWriter(new StringWriter(), true));
-        AtomicReference<Thread> runner = new AtomicReference<>();
-        CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> {
-            runner.set(Thread.currentThread());
-            return commandLine.execute("simulate", "--port", "0");
-        });
-        try {
-            await().atMost(Duration.ofSeconds(10)).until(() -> out.toString().contains("SERVICE_CONSUMER_SECRET"));
-            Map<String, String> exported = new HashMap<>();
-            for (String line : out.toString().split("\\R")) {
-                if (line.startsWith("export ")) {
-                    String[] pair = line.substring(7).split("=", 2);
-                    exported.put(pair[0], pair[1]);
-                }
-            }
-            assertThat(exported).containsKeys("SERVICE_API_BASE_URL", "SERVICE_API_KEY", "SERVICE_API_SECRET",
-                    "SERVICE_CONSUMER_SECRET");
-            assertThat(exported.get("SERVICE_API_BASE_URL")).matches("http://127\\.0\\.0\\.1:[0-9]+");
-
-            Cli.Run list = Cli.run(exported, "webhooks", "list");
-
-            assertThat(list.exitCode()).as(list.toString()).isZero();
-            assertThat(list.out()).contains("No webhooks registered.");
-        } finally {
-            await().atMost(Duration.ofSeconds(5)).until(() -> runner.get() != null);
-            runner.get().interrupt();
+  @Test
+  void simulate_running_printsExportsThatOtherCommandsCanUse() throws Exception {
+    StringWriter out = new StringWriter();
+    CommandLine commandLine = ServicehooksCli.commandLine(Map.of());
+    commandLine.setOut(new PrintWriter(out, true));
+    commandLine.setErr(new PrintWriter(new StringWriter(), true));
+    AtomicReference<Thread> runner = new AtomicReference<>();
+    CompletableFuture<Integer> exit =
+        CompletableFuture.supplyAsync(
+            () -> {
+              runner.set(Thread.currentThread());
+              return commandLine.execute("simulate", "--port", "0");
+            });
+    try {
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> out.toString().contains("SERVICE_CONSUMER_SECRET"));
+      Map<String, String> exported = new HashMap<>();
+      for (String line : out.toString().split("\\R")) {
+        if (line.startsWith("export ")) {
+          String[] pair = line.substring(7).split("=", 2);
+          exported.put(pair[0], pair[1]);
         }
-        assertThat(exit.get(10, TimeUnit.SECONDS)).isZero();
-    }
+      }
+      assertThat(exported)
+          .containsKeys(
+              "SERVICE_API_BASE_URL",
+              "SERVICE_API_KEY",
+              "SERVICE_API_SECRET",
+              "SERVICE_CONSUMER_SECRET");
+      assertThat(exported.get("SERVICE_API_BASE_URL")).matches("http://127\\.0\\.0\\.1:[0-9]+");
 
-    @Test
-    void simulate_badPort_exits2() {
-        Cli.Run run = Cli.run(Map.of(), "simulate", "--port", "70000");
+      Cli.Run list = Cli.run(exported, "webhooks", "list");
 
-        assertThat(run.exitCode()).isEqualTo(2);
-        assertThat(run.err()).contains("--port");
+      assertThat(list.exitCode()).as(list.toString()).isZero();
+      assertThat(list.out()).contains("No webhooks registered.");
+    } finally {
+      await().atMost(Duration.ofSeconds(5)).until(() -> runner.get() != null);
+      runner.get().interrupt();
     }
+    assertThat(exit.get(10, TimeUnit.SECONDS)).isZero();
+  }
+
+  @Test
+  void simulate_badPort_exits2() {
+    Cli.Run run = Cli.run(Map.of(), "simulate", "--port", "70000");
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).contains("--port");
+  }
 }

@@ -29,7 +29,8 @@ final class DedupGate {
   record Claim(Kind kind, String key, CompletableFuture<Boolean> original) {}
 
   private final Deduplicator store;
-  private final ConcurrentMap<String, CompletableFuture<Boolean>> running = new ConcurrentHashMap<>();
+  private final ConcurrentMap<String, CompletableFuture<Boolean>> running =
+      new ConcurrentHashMap<>();
 
   DedupGate(Deduplicator store) {
     this.store = store;

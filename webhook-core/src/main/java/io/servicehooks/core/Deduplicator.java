@@ -3,16 +3,16 @@ package io.servicehooks.core;
 import java.time.Duration;
 
 /**
- * Remembers which events were handled, so that a redelivered event is acknowledged without
- * running its listeners again. This is the SPI behind dedup: implement it to share the memory
- * between instances (Redis {@code SET NX PX}, a database unique key), or use {@link #inMemory()}.
+ * Remembers which events were handled, so that a redelivered event is acknowledged without running
+ * its listeners again. This is the SPI behind dedup: implement it to share the memory between
+ * instances (Redis {@code SET NX PX}, a database unique key), or use {@link #inMemory()}.
  *
- * <p>The consumer calls {@link #tryClaim} before running an event's listeners, then exactly one
- * of {@link #markDone} (listeners succeeded) or {@link #release} (they failed, or the event could
- * not be queued). Keys are short opaque strings built by the consumer. Implementations must be
+ * <p>The consumer calls {@link #tryClaim} before running an event's listeners, then exactly one of
+ * {@link #markDone} (listeners succeeded) or {@link #release} (they failed, or the event could not
+ * be queued). Keys are short opaque strings built by the consumer. Implementations must be
  * thread-safe and {@code tryClaim} must be atomic. Duplicates that arrive while the original is
- * still running in this process never reach the store: the consumer answers them itself with
- * the original's outcome.
+ * still running in this process never reach the store: the consumer answers them itself with the
+ * original's outcome.
  */
 public interface Deduplicator {
 
@@ -23,8 +23,8 @@ public interface Deduplicator {
   long DEFAULT_MAX_ENTRIES = 1_000_000;
 
   /**
-   * Atomically claims {@code key}: {@code true} if this caller now owns the event, {@code false}
-   * if it is done or claimed elsewhere.
+   * Atomically claims {@code key}: {@code true} if this caller now owns the event, {@code false} if
+   * it is done or claimed elsewhere.
    */
   boolean tryClaim(String key);
 
@@ -50,7 +50,8 @@ public interface Deduplicator {
    * @param maxEntries how many ids at most; past it the least recently written are forgotten
    */
   static Deduplicator inMemory(Duration window, long maxEntries) {
-    return new InMemoryDeduplicator(window, maxEntries, com.github.benmanes.caffeine.cache.Ticker.systemTicker());
+    return new InMemoryDeduplicator(
+        window, maxEntries, com.github.benmanes.caffeine.cache.Ticker.systemTicker());
   }
 
   /** No dedup at all: every event is handled every time it arrives. */

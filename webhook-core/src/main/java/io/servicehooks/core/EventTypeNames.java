@@ -21,8 +21,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *       to {@code news.new}, {@code ChatConversationJoin} to {@code chat.conversation.join}).
  * </ul>
  *
- * Names that are already lower case are current and pass through unchanged; so does anything
- * else: an unknown type is never an error.
+ * Names that are already lower case are current and pass through unchanged; so does anything else:
+ * an unknown type is never an error.
  */
 final class EventTypeNames {
 

@@ -8,8 +8,8 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * HMAC-SHA256 under one consumer secret. The key is decoded once; each thread keeps its own
- * {@link Mac}, so the hot path builds none.
+ * HMAC-SHA256 under one consumer secret. The key is decoded once; each thread keeps its own {@link
+ * Mac}, so the hot path builds none.
  */
 final class Hmac {
 

@@ -8,10 +8,10 @@ import java.util.Objects;
 import java.util.UUID;
 
 /**
- * {@link Deduplicator#inMemory} on a Caffeine cache. A claimed id maps to {@link #CLAIMED} until
- * it is done ({@link #DONE}) or released (removed). The window counts from when the id was last
- * seen (claimed, done, or refused as a duplicate): expiring after access rather than after write
- * lets one access-order list serve both expiry and the size bound, which saves 8 bytes a node.
+ * {@link Deduplicator#inMemory} on a Caffeine cache. A claimed id maps to {@link #CLAIMED} until it
+ * is done ({@link #DONE}) or released (removed). The window counts from when the id was last seen
+ * (claimed, done, or refused as a duplicate): expiring after access rather than after write lets
+ * one access-order list serve both expiry and the size bound, which saves 8 bytes a node.
  *
  * <p>Memory: a remembered id costs Caffeine's node, the map's node and slot, the frequency sketch
  * and the key. The key is the largest part for a string, so envelope keys whose id is a decimal
@@ -64,7 +64,9 @@ final class InMemoryDeduplicator implements Deduplicator {
     cache.asMap().remove(compact(key), CLAIMED);
   }
 
-  /** The smallest exact form of a key: a Long or UUID for envelope ids that are one, else the key. */
+  /**
+   * The smallest exact form of a key: a Long or UUID for envelope ids that are one, else the key.
+   */
   static Object compact(String key) {
     int length = key.length();
     if (length < 3 || !key.startsWith(ENVELOPE_PREFIX)) {
@@ -77,7 +79,8 @@ final class InMemoryDeduplicator implements Deduplicator {
         return key;
       }
     }
-    if (length == ENVELOPE_PREFIX.length() + 36 && key.charAt(ENVELOPE_PREFIX.length() + 8) == '-') {
+    if (length == ENVELOPE_PREFIX.length() + 36
+        && key.charAt(ENVELOPE_PREFIX.length() + 8) == '-') {
       String id = key.substring(ENVELOPE_PREFIX.length());
       try {
         UUID uuid = UUID.fromString(id);

@@ -7,10 +7,10 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 
 /**
- * A JSON value kept as a slice of the delivery's body and turned into a tree only when first
- * asked for. Most listeners read one or two fields or none, so the hot path scans the body once
- * and builds no tree for the payload. The slice was already tokenized by the scan, so parsing it
- * later does not fail on syntax.
+ * A JSON value kept as a slice of the delivery's body and turned into a tree only when first asked
+ * for. Most listeners read one or two fields or none, so the hot path scans the body once and
+ * builds no tree for the payload. The slice was already tokenized by the scan, so parsing it later
+ * does not fail on syntax.
  */
 final class LazyJson {
 

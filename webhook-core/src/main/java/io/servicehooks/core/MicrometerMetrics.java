@@ -11,8 +11,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * {@link Metrics} on Micrometer. Only this class names Micrometer types; it is loaded only when a
- * registry was given. Meters are looked up once and kept, so recording costs a map read and an
- * add.
+ * registry was given. Meters are looked up once and kept, so recording costs a map read and an add.
  */
 final class MicrometerMetrics implements Metrics {
 

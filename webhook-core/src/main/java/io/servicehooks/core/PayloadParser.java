@@ -1,7 +1,7 @@
 package io.servicehooks.core;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -19,9 +19,9 @@ import java.util.Map;
  * neither payload family, or a batch with one broken item, is {@link Malformed} and nothing is
  * dispatched.
  *
- * <p>Dedup keys: {@code e:<event_uuid>} for an envelope; {@code a:<for_user_id>:<array>:<id>} for
- * a batch item, so that the same post seen by two subscribed users is two events; where there is
- * no id, the hex SHA-256 of the event's JSON (as Jackson writes the parsed tree) stands in.
+ * <p>Dedup keys: {@code e:<event_uuid>} for an envelope; {@code a:<for_user_id>:<array>:<id>} for a
+ * batch item, so that the same post seen by two subscribed users is two events; where there is no
+ * id, the hex SHA-256 of the event's JSON (as Jackson writes the parsed tree) stands in.
  */
 final class PayloadParser {
 
@@ -108,7 +108,8 @@ final class PayloadParser {
         String field = p.currentName();
         JsonToken value = p.nextToken();
         switch (field) {
-          case "event_uuid" -> uuid = value.isScalarValue() && value != JsonToken.VALUE_NULL ? p.getText() : skip(p);
+          case "event_uuid" ->
+              uuid = value.isScalarValue() && value != JsonToken.VALUE_NULL ? p.getText() : skip(p);
           case "event_type" -> type = value == JsonToken.VALUE_STRING ? p.getText() : skip(p);
           case "tag" -> tag = value == JsonToken.VALUE_STRING ? p.getText() : skip(p);
           case "filter" -> filter = slice(p, body);
@@ -134,8 +135,17 @@ final class PayloadParser {
         key = "e#" + id;
       }
       return new WebhookEvent(
-          id, key, names.normalize(type), type, PayloadFamily.ACTIVITY, filter, null, tag, payload,
-          new LazyJson(mapper, body, 0, body.length), mapper);
+          id,
+          key,
+          names.normalize(type),
+          type,
+          PayloadFamily.ACTIVITY,
+          filter,
+          null,
+          tag,
+          payload,
+          new LazyJson(mapper, body, 0, body.length),
+          mapper);
     }
   }
 
@@ -180,7 +190,8 @@ final class PayloadParser {
           if (!item.isObject()) {
             throw new Malformed(name + " holds an item that is not an object");
           }
-          events.add(batchItem(root, body, name, typeOf(name, item, forUserId), item, forUserId, scope));
+          events.add(
+              batchItem(root, body, name, typeOf(name, item, forUserId), item, forUserId, scope));
         }
       } else if (name.equals("user_event")) {
         if (!value.isObject()) {
@@ -189,7 +200,9 @@ final class PayloadParser {
         for (Iterator<Map.Entry<String, JsonNode>> ue = value.fields(); ue.hasNext(); ) {
           Map.Entry<String, JsonNode> e = ue.next();
           String type = e.getKey().equals("revoke") ? "oauth.revoke" : "user_event." + e.getKey();
-          events.add(batchItem(root, body, "user_event." + e.getKey(), type, e.getValue(), forUserId, scope));
+          events.add(
+              batchItem(
+                  root, body, "user_event." + e.getKey(), type, e.getValue(), forUserId, scope));
         }
       } else if (name.equals("replay_job_status")) {
         if (!value.isObject()) {
@@ -203,14 +216,28 @@ final class PayloadParser {
   }
 
   private WebhookEvent batchItem(
-      JsonNode root, byte[] body, String original, String type, JsonNode item, String forUserId,
+      JsonNode root,
+      byte[] body,
+      String original,
+      String type,
+      JsonNode item,
+      String forUserId,
       String scope) {
     String itemId = itemId(item);
     String id = itemId != null ? itemId : sha256(item);
     String key = "a:" + scope + ":" + original + (itemId != null ? ":" : "#") + id;
     return new WebhookEvent(
-        id, key, type, original, PayloadFamily.ACCOUNT_ACTIVITY, null, forUserId, null,
-        new LazyJson(item), new LazyJson(root), mapper);
+        id,
+        key,
+        type,
+        original,
+        PayloadFamily.ACCOUNT_ACTIVITY,
+        null,
+        forUserId,
+        null,
+        new LazyJson(item),
+        new LazyJson(root),
+        mapper);
   }
 
   /** The current type of one item of the array {@code name} (PROTOCOL 3b). */

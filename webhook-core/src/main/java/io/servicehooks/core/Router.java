@@ -7,9 +7,9 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Picks the listeners for an event type. Patterns: an exact type ({@code post.create}), a prefix
- * wildcard ({@code dm.*} matches {@code dm.sent} and {@code dm.x.y} but not {@code dm}), and
- * {@code *} for every event. Matching listeners run in the order they were registered, whatever
- * kind of pattern each used.
+ * wildcard ({@code dm.*} matches {@code dm.sent} and {@code dm.x.y} but not {@code dm}), and {@code
+ * *} for every event. Matching listeners run in the order they were registered, whatever kind of
+ * pattern each used.
  */
 final class Router {
 
@@ -59,9 +59,12 @@ final class Router {
       throw new IllegalArgumentException("event type pattern must not be blank");
     }
     int star = pattern.indexOf('*');
-    if (star >= 0 && !(pattern.equals("*") || (pattern.endsWith(".*") && star == pattern.length() - 1))) {
+    if (star >= 0
+        && !(pattern.equals("*") || (pattern.endsWith(".*") && star == pattern.length() - 1))) {
       throw new IllegalArgumentException(
-          "event type pattern '" + pattern + "': '*' may only stand alone or end a prefix like 'dm.*'");
+          "event type pattern '"
+              + pattern
+              + "': '*' may only stand alone or end a prefix like 'dm.*'");
     }
   }
 }

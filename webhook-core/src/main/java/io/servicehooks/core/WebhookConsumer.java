@@ -24,10 +24,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Receives the platform's webhook requests: answers challenge-response checks, verifies and
- * parses deliveries, drops duplicates and routes each event to its listeners. It has no server of
- * its own; an adapter (Undertow, servlet, the testkit) turns each HTTP request into a {@link
- * WebhookRequest} and writes back the {@link WebhookResponse}.
+ * Receives the platform's webhook requests: answers challenge-response checks, verifies and parses
+ * deliveries, drops duplicates and routes each event to its listeners. It has no server of its own;
+ * an adapter (Undertow, servlet, the testkit) turns each HTTP request into a {@link WebhookRequest}
+ * and writes back the {@link WebhookResponse}.
  *
  * <pre>{@code
  * WebhookConsumer consumer = WebhookConsumer.builder()
@@ -41,9 +41,9 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>{@code GET ?crc_token=T}: 200 {@code {"response_token":"sha256=..."}} signed with the
- *       current consumer secret; 400 when the token is missing or empty, or could be a forged
- *       body (longer than 128 characters, or any character outside {@code A-Z a-z 0-9 - _ = + /
- *       . ~}). Other query parameters are ignored; {@code +} in the token is taken literally.
+ *       current consumer secret; 400 when the token is missing or empty, or could be a forged body
+ *       (longer than 128 characters, or any character outside {@code A-Z a-z 0-9 - _ = + / . ~}).
+ *       Other query parameters are ignored; {@code +} in the token is taken literally.
  *   <li>{@code POST}: 413 over {@link Builder#maxBodyBytes}; 401 when the signature header is
  *       missing, malformed or matches none of the consumer secrets; 400 when the verified body is
  *       not JSON of either payload family; 500 when a listener threw (the event's dedup claim is
@@ -57,10 +57,10 @@ import org.slf4j.LoggerFactory;
  * <h2>Listeners</h2>
  *
  * For each event, every listener whose pattern matches its current type runs, in the order the
- * listeners were registered, on the thread that called {@link #handle} (synchronous mode) or on
- * the consumer's own threads (asynchronous mode). The first listener that throws stops the rest
- * for that event; the event then counts as failed and the {@link ErrorHandler} hears of it. In a
- * batch, the other events still run, and those that succeeded stay done.
+ * listeners were registered, on the thread that called {@link #handle} (synchronous mode) or on the
+ * consumer's own threads (asynchronous mode). The first listener that throws stops the rest for
+ * that event; the event then counts as failed and the {@link ErrorHandler} hears of it. In a batch,
+ * the other events still run, and those that succeeded stay done.
  */
 public final class WebhookConsumer implements AutoCloseable {
 
@@ -106,9 +106,11 @@ public final class WebhookConsumer implements AutoCloseable {
             ? b.deduplicator
             : Deduplicator.inMemory(b.dedupWindow, b.dedupMaxEntries);
     this.gate = new DedupGate(dedup);
-    this.storeNonBlocking = dedup instanceof InMemoryDeduplicator || dedup instanceof NoDeduplicator;
+    this.storeNonBlocking =
+        dedup instanceof InMemoryDeduplicator || dedup instanceof NoDeduplicator;
     this.errorHandler = b.errorHandler;
-    this.metrics = b.meterRegistry == null ? Metrics.NOOP : MicrometerMetrics.create(b.meterRegistry, dedup);
+    this.metrics =
+        b.meterRegistry == null ? Metrics.NOOP : MicrometerMetrics.create(b.meterRegistry, dedup);
     this.acknowledgement = b.acknowledgement;
     this.drainTimeout = b.drainTimeout;
     this.listenersNonBlocking = b.listenersNonBlocking;
@@ -149,13 +151,15 @@ public final class WebhookConsumer implements AutoCloseable {
    *
    * @param listenerExecutor where listeners run; {@code null} means the calling thread
    */
-  public CompletableFuture<WebhookResponse> handle(WebhookRequest request, Executor listenerExecutor) {
+  public CompletableFuture<WebhookResponse> handle(
+      WebhookRequest request, Executor listenerExecutor) {
     Objects.requireNonNull(request, "request");
     switch (request.method()) {
       case "GET":
         return CompletableFuture.completedFuture(crc(request.rawQuery()));
       case "POST":
-        return delivery(request.body(), request.header(WebhookRequest.SIGNATURE_HEADER), listenerExecutor);
+        return delivery(
+            request.body(), request.header(WebhookRequest.SIGNATURE_HEADER), listenerExecutor);
       default:
         log.debug("Refused a {} request: only GET and POST are answered", request.method());
         return CompletableFuture.completedFuture(METHOD_NOT_ALLOWED);
@@ -169,7 +173,8 @@ public final class WebhookConsumer implements AutoCloseable {
   public WebhookResponse payloadTooLarge() {
     log.warn("Refused a delivery: body larger than {} bytes", maxBodyBytes);
     metrics.delivery("too_large", 0);
-    return WebhookResponse.error(413, "payload_too_large", "body exceeds " + maxBodyBytes + " bytes");
+    return WebhookResponse.error(
+        413, "payload_too_large", "body exceeds " + maxBodyBytes + " bytes");
   }
 
   /** The body size limit in bytes; adapters must not buffer past it. */
@@ -191,9 +196,9 @@ public final class WebhookConsumer implements AutoCloseable {
   }
 
   /**
-   * Stops taking deliveries (they are answered 503) and, in asynchronous mode, lets the queue
-   * drain for up to the configured drain time-out; events still queued after that are dropped
-   * and their dedup claims released. Idempotent.
+   * Stops taking deliveries (they are answered 503) and, in asynchronous mode, lets the queue drain
+   * for up to the configured drain time-out; events still queued after that are dropped and their
+   * dedup claims released. Idempotent.
    */
   @Override
   public void close() {
@@ -206,7 +211,9 @@ public final class WebhookConsumer implements AutoCloseable {
         List<Runnable> dropped = queue.shutdownNow();
         dropped.forEach(r -> ((QueuedDelivery) r).abandon());
         log.warn(
-            "Queue not drained within {}: dropped {} queued deliveries", drainTimeout, dropped.size());
+            "Queue not drained within {}: dropped {} queued deliveries",
+            drainTimeout,
+            dropped.size());
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -254,7 +261,13 @@ public final class WebhookConsumer implements AutoCloseable {
           (c >= 'a' && c <= 'z')
               || (c >= 'A' && c <= 'Z')
               || (c >= '0' && c <= '9')
-              || c == '-' || c == '_' || c == '=' || c == '+' || c == '/' || c == '.' || c == '~';
+              || c == '-'
+              || c == '_'
+              || c == '='
+              || c == '+'
+              || c == '/'
+              || c == '.'
+              || c == '~';
       if (!ok) {
         return false;
       }
@@ -272,7 +285,9 @@ public final class WebhookConsumer implements AutoCloseable {
       String key = eq < 0 ? pair : pair.substring(0, eq);
       if (key.equals(name)) {
         String raw = eq < 0 ? "" : pair.substring(eq + 1);
-        return raw.indexOf('%') < 0 ? raw : URLDecoder.decode(raw.replace("+", "%2B"), StandardCharsets.UTF_8);
+        return raw.indexOf('%') < 0
+            ? raw
+            : URLDecoder.decode(raw.replace("+", "%2B"), StandardCharsets.UTF_8);
       }
     }
     return null;
@@ -280,7 +295,8 @@ public final class WebhookConsumer implements AutoCloseable {
 
   // ---- deliveries -------------------------------------------------------------------------------
 
-  private CompletableFuture<WebhookResponse> delivery(byte[] body, String signature, Executor executor) {
+  private CompletableFuture<WebhookResponse> delivery(
+      byte[] body, String signature, Executor executor) {
     long start = System.nanoTime();
     if (closed.get()) {
       return done(reject(503, "rejected", "shutting_down", "consumer is shutting down"), start);
@@ -313,15 +329,19 @@ public final class WebhookConsumer implements AutoCloseable {
     }
   }
 
-  private CompletableFuture<WebhookResponse> claimAndRun(List<WebhookEvent> events, long start, Executor executor) {
+  private CompletableFuture<WebhookResponse> claimAndRun(
+      List<WebhookEvent> events, long start, Executor executor) {
     return queue != null ? enqueue(events, start) : runNow(events, start, executor);
   }
 
   /** A failure outside the listeners (the dedup store, a bug): answered 500, never thrown. */
   private WebhookResponse internalError(Throwable failure, long start) {
     log.error("Delivery failed outside its listeners", failure);
-    return answer(new Answer("failed", WebhookResponse.error(
-        500, "internal_error", "the delivery could not be processed")), start);
+    return answer(
+        new Answer(
+            "failed",
+            WebhookResponse.error(500, "internal_error", "the delivery could not be processed")),
+        start);
   }
 
   private WebhookResponse verify(byte[] body, String signature) {
@@ -347,7 +367,8 @@ public final class WebhookConsumer implements AutoCloseable {
    * Synchronous acknowledgement: claim every event, run the owned ones (here, or on {@code
    * executor} when one is given and some owned event has listeners), wait for in-flight originals.
    */
-  private CompletableFuture<WebhookResponse> runNow(List<WebhookEvent> events, long start, Executor executor) {
+  private CompletableFuture<WebhookResponse> runNow(
+      List<WebhookEvent> events, long start, Executor executor) {
     Tally tally = new Tally();
     List<WebhookEvent> owned = new ArrayList<>(events.size());
     List<DedupGate.Claim> claims = new ArrayList<>(events.size());
@@ -373,11 +394,14 @@ public final class WebhookConsumer implements AutoCloseable {
             waiting = new ArrayList<>();
           }
           waiting.add(
-              claim.original().thenApply(succeeded -> {
-                metrics.event(event.type(), succeeded ? "duplicate" : "failed");
-                (succeeded ? tally.duplicates : tally.failed).incrementAndGet();
-                return succeeded;
-              }));
+              claim
+                  .original()
+                  .thenApply(
+                      succeeded -> {
+                        metrics.event(event.type(), succeeded ? "duplicate" : "failed");
+                        (succeeded ? tally.duplicates : tally.failed).incrementAndGet();
+                        return succeeded;
+                      }));
           break;
       }
     }
@@ -386,10 +410,14 @@ public final class WebhookConsumer implements AutoCloseable {
       runOwned(owned, claims, tally);
       return finish(tally, originals, start);
     }
-    return handOff(executor, start, () -> {
-      runOwned(owned, claims, tally);
-      return finish(tally, originals, start);
-    }, claims);
+    return handOff(
+        executor,
+        start,
+        () -> {
+          runOwned(owned, claims, tally);
+          return finish(tally, originals, start);
+        },
+        claims);
   }
 
   private void runOwned(List<WebhookEvent> owned, List<DedupGate.Claim> claims, Tally tally) {
@@ -418,7 +446,9 @@ public final class WebhookConsumer implements AutoCloseable {
     return handOff(executor, start, work, List.of());
   }
 
-  /** Runs {@code work} on {@code executor}; if it refuses, releases {@code claims} and answers 503. */
+  /**
+   * Runs {@code work} on {@code executor}; if it refuses, releases {@code claims} and answers 503.
+   */
   private CompletableFuture<WebhookResponse> handOff(
       Executor executor,
       long start,
@@ -426,21 +456,23 @@ public final class WebhookConsumer implements AutoCloseable {
       List<DedupGate.Claim> claims) {
     CompletableFuture<WebhookResponse> result = new CompletableFuture<>();
     try {
-      executor.execute(() -> {
-        try {
-          work.get().whenComplete((response, error) -> result.complete(response));
-        } catch (RuntimeException | Error unexpected) {
-          // Listeners' own failures are caught in dispatch(); this is the store or a bug. The
-          // request must still be answered, never left hanging.
-          result.complete(internalError(unexpected, start));
-          if (unexpected instanceof VirtualMachineError vmError) {
-            throw vmError;
-          }
-        }
-      });
+      executor.execute(
+          () -> {
+            try {
+              work.get().whenComplete((response, error) -> result.complete(response));
+            } catch (RuntimeException | Error unexpected) {
+              // Listeners' own failures are caught in dispatch(); this is the store or a bug. The
+              // request must still be answered, never left hanging.
+              result.complete(internalError(unexpected, start));
+              if (unexpected instanceof VirtualMachineError vmError) {
+                throw vmError;
+              }
+            }
+          });
     } catch (RejectedExecutionException busy) {
       claims.forEach(gate::failed);
-      return done(reject(503, "rejected", "busy", "no thread free to run listeners, retry later"), start);
+      return done(
+          reject(503, "rejected", "busy", "no thread free to run listeners, retry later"), start);
     }
     return result;
   }
@@ -503,7 +535,8 @@ public final class WebhookConsumer implements AutoCloseable {
         try {
           errorHandler.onError(event, t);
         } catch (RuntimeException handlerFailure) {
-          log.error("Error handler failed for {} event {}", event.type(), event.id(), handlerFailure);
+          log.error(
+              "Error handler failed for {} event {}", event.type(), event.id(), handlerFailure);
         }
         if (t instanceof VirtualMachineError vmError) {
           throw vmError;
@@ -547,7 +580,11 @@ public final class WebhookConsumer implements AutoCloseable {
 
   @Override
   public String toString() {
-    return "WebhookConsumer[secrets=" + secrets.length + ", acknowledgement=" + acknowledgement + "]";
+    return "WebhookConsumer[secrets="
+        + secrets.length
+        + ", acknowledgement="
+        + acknowledgement
+        + "]";
   }
 
   /** Counts one delivery's events by outcome; the counters are touched from several threads. */
@@ -561,7 +598,9 @@ public final class WebhookConsumer implements AutoCloseable {
         return new Answer(
             "failed",
             WebhookResponse.error(
-                500, "listener_failed", "an event was not handled; a redelivery will run it again"));
+                500,
+                "listener_failed",
+                "an event was not handled; a redelivery will run it again"));
       }
       int events = handled.get();
       int copies = duplicates.get();
@@ -584,7 +623,13 @@ public final class WebhookConsumer implements AutoCloseable {
           status,
           WebhookResponse.json(
               200,
-              "{\"status\":\"" + status + "\",\"events\":" + events + ",\"duplicates\":" + copies + "}"));
+              "{\"status\":\""
+                  + status
+                  + "\",\"events\":"
+                  + events
+                  + ",\"duplicates\":"
+                  + copies
+                  + "}"));
     }
   }
 
@@ -640,8 +685,8 @@ public final class WebhookConsumer implements AutoCloseable {
     private Builder() {}
 
     /**
-     * The app's consumer secrets: the first is current and signs CRC answers; the others are
-     * still accepted on deliveries, for rotation. A single argument may be a comma-separated list.
+     * The app's consumer secrets: the first is current and signs CRC answers; the others are still
+     * accepted on deliveries, for rotation. A single argument may be a comma-separated list.
      */
     public Builder consumerSecrets(String... secrets) {
       Objects.requireNonNull(secrets, "secrets");
@@ -696,7 +741,9 @@ public final class WebhookConsumer implements AutoCloseable {
       return this;
     }
 
-    /** Replaces the in-memory dedup store, e.g. with a shared one or {@link Deduplicator#none()}. */
+    /**
+     * Replaces the in-memory dedup store, e.g. with a shared one or {@link Deduplicator#none()}.
+     */
     public Builder deduplicator(Deduplicator deduplicator) {
       this.deduplicator = Objects.requireNonNull(deduplicator, "deduplicator");
       return this;
@@ -709,7 +756,8 @@ public final class WebhookConsumer implements AutoCloseable {
      */
     public Builder on(String typePattern, WebhookListener listener) {
       Router.checkPattern(typePattern);
-      routes.add(new Router.Route(typePattern.strip(), Objects.requireNonNull(listener, "listener")));
+      routes.add(
+          new Router.Route(typePattern.strip(), Objects.requireNonNull(listener, "listener")));
       return this;
     }
 
@@ -731,8 +779,8 @@ public final class WebhookConsumer implements AutoCloseable {
     }
 
     /**
-     * Names {@code current} as the current name of an event type that arrives as {@code
-     * received}; consulted before the built-in legacy table.
+     * Names {@code current} as the current name of an event type that arrives as {@code received};
+     * consulted before the built-in legacy table.
      */
     public Builder alias(String received, String current) {
       if (received == null || received.isBlank() || current == null || current.isBlank()) {
@@ -750,8 +798,8 @@ public final class WebhookConsumer implements AutoCloseable {
 
     /**
      * Records the meters {@code webhook.deliveries}, {@code webhook.events}, {@code webhook.crc},
-     * {@code webhook.delivery.latency} and the dedup cache's statistics ({@code webhook.dedup})
-     * in this registry. Without it nothing is recorded and Micrometer need not be present.
+     * {@code webhook.delivery.latency} and the dedup cache's statistics ({@code webhook.dedup}) in
+     * this registry. Without it nothing is recorded and Micrometer need not be present.
      */
     public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
       this.meterRegistry = Objects.requireNonNull(registry, "registry");
@@ -786,7 +834,8 @@ public final class WebhookConsumer implements AutoCloseable {
     public Builder drainTimeout(Duration drainTimeout) {
       Objects.requireNonNull(drainTimeout, "drainTimeout");
       if (drainTimeout.isNegative()) {
-        throw new IllegalArgumentException("drainTimeout must not be negative, was " + drainTimeout);
+        throw new IllegalArgumentException(
+            "drainTimeout must not be negative, was " + drainTimeout);
       }
       this.drainTimeout = drainTimeout;
       return this;

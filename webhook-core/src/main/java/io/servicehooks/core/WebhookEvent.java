@@ -7,8 +7,8 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * One event taken from a verified delivery, as listeners see it: its id, its current type name,
- * the type name it arrived with, who it concerns, and its payload as a Jackson tree.
+ * One event taken from a verified delivery, as listeners see it: its id, its current type name, the
+ * type name it arrived with, who it concerns, and its payload as a Jackson tree.
  *
  * <p>An activity envelope gives one event; an account-activity batch gives one per array item.
  * Instances are immutable and safe to hand to other threads.
@@ -109,8 +109,8 @@ public final class WebhookEvent {
   }
 
   /**
-   * The whole delivery body this event came from, for what sits beside the payload (the
-   * envelope's {@code includes}, a batch's {@code users} and {@code apps} maps).
+   * The whole delivery body this event came from, for what sits beside the payload (the envelope's
+   * {@code includes}, a batch's {@code users} and {@code apps} maps).
    */
   public JsonNode delivery() {
     return delivery.node();

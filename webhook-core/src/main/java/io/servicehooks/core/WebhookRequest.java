@@ -4,19 +4,20 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * One HTTP request as the core sees it, independent of the server that received it: the method,
- * the raw (still percent-encoded) query string, the headers and the raw body bytes.
+ * One HTTP request as the core sees it, independent of the server that received it: the method, the
+ * raw (still percent-encoded) query string, the headers and the raw body bytes.
  *
  * <p>Adapters build one per request and hand it to {@link WebhookConsumer#handle(WebhookRequest)}.
- * Header names are matched without regard to case. The body array is not copied: the caller
- * hands it over and must not change it afterwards.
+ * Header names are matched without regard to case. The body array is not copied: the caller hands
+ * it over and must not change it afterwards.
  *
  * @param method the HTTP method, e.g. {@code GET} or {@code POST}
  * @param rawQuery the query string without the leading {@code ?}, or {@code null}
  * @param headers the request headers (a single value per name is enough for the core)
  * @param body the raw body bytes, empty for a body-less request
  */
-public record WebhookRequest(String method, String rawQuery, Map<String, String> headers, byte[] body) {
+public record WebhookRequest(
+    String method, String rawQuery, Map<String, String> headers, byte[] body) {
 
   /** The header that carries a delivery's signature. */
   public static final String SIGNATURE_HEADER = "x-service-webhooks-signature";

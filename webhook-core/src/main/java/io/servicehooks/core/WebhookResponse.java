@@ -26,7 +26,8 @@ public record WebhookResponse(int status, Map<String, String> headers, byte[] bo
   }
 
   static WebhookResponse error(int status, String code, String message) {
-    return json(status, "{\"error\":\"" + quote(code) + "\",\"message\":\"" + quote(message) + "\"}");
+    return json(
+        status, "{\"error\":\"" + quote(code) + "\",\"message\":\"" + quote(message) + "\"}");
   }
 
   private static String quote(String s) {

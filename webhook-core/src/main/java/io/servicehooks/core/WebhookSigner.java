@@ -5,8 +5,8 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Signs bodies the way the platform does, for users' own tests and local rehearsals: build a
- * signed delivery, hand it to a consumer (or POST it to one) and see what the listeners do.
+ * Signs bodies the way the platform does, for users' own tests and local rehearsals: build a signed
+ * delivery, hand it to a consumer (or POST it to one) and see what the listeners do.
  *
  * <pre>{@code
  * WebhookRequest delivery = WebhookSigner.signedDelivery("my-consumer-secret", json);

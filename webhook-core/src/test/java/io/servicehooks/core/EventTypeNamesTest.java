@@ -46,8 +46,14 @@ final class EventTypeNamesTest {
 
   @ParameterizedTest
   @CsvSource({
-    "post.create", "profile.update.bio", "dm.indicate_typing", "chat.received", "oauth.revoke",
-    "something.brand.new", "weird_Name", "x"
+    "post.create",
+    "profile.update.bio",
+    "dm.indicate_typing",
+    "chat.received",
+    "oauth.revoke",
+    "something.brand.new",
+    "weird_Name",
+    "x"
   })
   void normalize_currentOrUnknownName_passesThrough(String name) {
     assertThat(names.normalize(name)).isEqualTo(name);
@@ -69,7 +75,8 @@ final class EventTypeNamesTest {
 
   @Test
   void eventTypes_currentName_appliesTheSameRules() {
-    assertThat(EventTypes.currentName("ProfileBannerUpdate")).isEqualTo("profile.update.banner_picture");
+    assertThat(EventTypes.currentName("ProfileBannerUpdate"))
+        .isEqualTo("profile.update.banner_picture");
     assertThat(EventTypes.currentName("ProfileHandleUpdate")).isEqualTo("profile.update.handle");
     assertThat(EventTypes.currentName("post.create")).isEqualTo("post.create");
   }

@@ -14,9 +14,15 @@ final class Fixtures {
   private Fixtures() {}
 
   static String envelope(String uuid, String type) {
-    return "{\"data\":{\"event_uuid\":\"" + uuid + "\",\"event_type\":\"" + type + "\","
+    return "{\"data\":{\"event_uuid\":\""
+        + uuid
+        + "\",\"event_type\":\""
+        + type
+        + "\","
         + "\"filter\":{\"user_id\":\"2244994945\"},\"tag\":\"t\","
-        + "\"payload\":{\"id\":\"" + uuid + "\",\"text\":\"hello\",\"author_id\":\"2244994945\"}}}";
+        + "\"payload\":{\"id\":\""
+        + uuid
+        + "\",\"text\":\"hello\",\"author_id\":\"2244994945\"}}}";
   }
 
   static String hmac(String secret, String message) {
@@ -24,7 +30,8 @@ final class Fixtures {
       Mac mac = Mac.getInstance("HmacSHA256");
       mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
       return "sha256="
-          + Base64.getEncoder().encodeToString(mac.doFinal(message.getBytes(StandardCharsets.UTF_8)));
+          + Base64.getEncoder()
+              .encodeToString(mac.doFinal(message.getBytes(StandardCharsets.UTF_8)));
     } catch (Exception e) {
       throw new AssertionError(e);
     }

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.github.benmanes.caffeine.cache.Ticker;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -12,8 +14,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.ArrayList;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 
 final class InMemoryDeduplicatorTest {
@@ -40,14 +40,25 @@ final class InMemoryDeduplicatorTest {
 
   @Test
   void compact_numericAndUuidEnvelopeIds_becomeExactSmallKeys() {
-    assertThat(InMemoryDeduplicator.compact("e:1876011200000000001")).isEqualTo(1876011200000000001L);
+    assertThat(InMemoryDeduplicator.compact("e:1876011200000000001"))
+        .isEqualTo(1876011200000000001L);
     assertThat(InMemoryDeduplicator.compact("e:-4410")).isEqualTo(-4410L);
     assertThat(InMemoryDeduplicator.compact("e:0")).isEqualTo(0L);
     assertThat(InMemoryDeduplicator.compact("e:9b2bc4f0-1c1e-4d3f-8a7b-0123456789ab"))
         .isEqualTo(java.util.UUID.fromString("9b2bc4f0-1c1e-4d3f-8a7b-0123456789ab"));
     // Anything that would not round-trip stays a string, so distinct keys never meet.
-    for (String kept : new String[] {"e:007", "e:-0", "e:+7", "e:99999999999999999999", "e:", "e:1a",
-        "e:9B2BC4F0-1C1E-4D3F-8A7B-0123456789AB", "a:1:post_create_events:100", "e#abc"}) {
+    for (String kept :
+        new String[] {
+          "e:007",
+          "e:-0",
+          "e:+7",
+          "e:99999999999999999999",
+          "e:",
+          "e:1a",
+          "e:9B2BC4F0-1C1E-4D3F-8A7B-0123456789AB",
+          "a:1:post_create_events:100",
+          "e#abc"
+        }) {
       assertThat(InMemoryDeduplicator.compact(kept)).as(kept).isEqualTo(kept);
     }
     InMemoryDeduplicator dedup = new InMemoryDeduplicator(Duration.ofHours(1), 100, ticker);
@@ -85,13 +96,15 @@ final class InMemoryDeduplicatorTest {
         AtomicInteger winners = new AtomicInteger();
         List<Future<?>> futures = new ArrayList<>();
         for (int t = 0; t < 32; t++) {
-          futures.add(pool.submit(() -> {
-            start.await();
-            if (dedup.tryClaim(key)) {
-              winners.incrementAndGet();
-            }
-            return null;
-          }));
+          futures.add(
+              pool.submit(
+                  () -> {
+                    start.await();
+                    if (dedup.tryClaim(key)) {
+                      winners.incrementAndGet();
+                    }
+                    return null;
+                  }));
         }
         start.countDown();
         for (Future<?> f : futures) {

@@ -43,11 +43,15 @@ final class PayloadParserTest {
   }
 
   @Test
-  void parse_envelopeWithOddSpacingAndBracesInStrings_payloadIsExactlyTheSubtree() throws Exception {
+  void parse_envelopeWithOddSpacingAndBracesInStrings_payloadIsExactlyTheSubtree()
+      throws Exception {
     String payload = "{ \"text\" : \"a } ] { \\\" quote\", \"n\":[1, {\"x\":\"\u00e9\u2603\"}] }";
     WebhookEvent e =
-        parse("{\n \"data\" : {\"payload\" : " + payload + " ,\n\t\"event_type\":\"post.create\","
-                + "\"filter\":{\"user_id\":\"9\"},\"event_uuid\":\"1\"} }")
+        parse(
+                "{\n \"data\" : {\"payload\" : "
+                    + payload
+                    + " ,\n\t\"event_type\":\"post.create\","
+                    + "\"filter\":{\"user_id\":\"9\"},\"event_uuid\":\"1\"} }")
             .get(0);
     assertThat(e.payload()).isEqualTo(new ObjectMapper().readTree(payload));
     assertThat(e.payload().path("n").get(1).path("x").asText()).isEqualTo("\u00e9\u2603");
@@ -60,19 +64,26 @@ final class PayloadParserTest {
   @Test
   void payloadAs_mapsStraightFromTheSlice() throws Exception {
     WebhookEvent e =
-        new PayloadParser(new ObjectMapper().disable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES),
+        new PayloadParser(
+                new ObjectMapper()
+                    .disable(
+                        com.fasterxml.jackson.databind.DeserializationFeature
+                            .FAIL_ON_UNKNOWN_PROPERTIES),
                 new EventTypeNames(Map.of()))
-            .parse("{\"data\":{\"event_type\":\"post.create\",\"event_uuid\":\"1\",\"payload\":{\"id\":\"1\",\"text\":\"hi\"}}}"
-                .getBytes(StandardCharsets.UTF_8))
+            .parse(
+                "{\"data\":{\"event_type\":\"post.create\",\"event_uuid\":\"1\",\"payload\":{\"id\":\"1\",\"text\":\"hi\"}}}"
+                    .getBytes(StandardCharsets.UTF_8))
             .get(0);
     assertThat(e.payloadAs(Text.class)).isEqualTo(new Text("hi"));
-    assertThatThrownBy(() -> e.payloadAs(Integer.class)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> e.payloadAs(Integer.class))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test
   void parse_envelopeWithNumericUuid_keepsDigits() throws Exception {
     WebhookEvent e =
-        parse("{\"data\":{\"event_uuid\":1876011123,\"event_type\":\"post.create\",\"payload\":{}}}")
+        parse(
+                "{\"data\":{\"event_uuid\":1876011123,\"event_type\":\"post.create\",\"payload\":{}}}")
             .get(0);
     assertThat(e.id()).isEqualTo("1876011123");
   }
@@ -104,13 +115,25 @@ final class PayloadParserTest {
     assertThat(events)
         .extracting(WebhookEvent::type)
         .containsExactly(
-            "post.create", "post.delete", "like.create", "follow.follow", "follow.unfollow",
-            "block.block", "block.unblock", "mute.mute", "mute.unmute", "dm.sent", "dm.received",
-            "dm.indicate_typing", "dm.read");
-    assertThat(events).allSatisfy(e -> {
-      assertThat(e.family()).isEqualTo(PayloadFamily.ACCOUNT_ACTIVITY);
-      assertThat(e.forUserId()).contains("42");
-    });
+            "post.create",
+            "post.delete",
+            "like.create",
+            "follow.follow",
+            "follow.unfollow",
+            "block.block",
+            "block.unblock",
+            "mute.mute",
+            "mute.unmute",
+            "dm.sent",
+            "dm.received",
+            "dm.indicate_typing",
+            "dm.read");
+    assertThat(events)
+        .allSatisfy(
+            e -> {
+              assertThat(e.family()).isEqualTo(PayloadFamily.ACCOUNT_ACTIVITY);
+              assertThat(e.forUserId()).contains("42");
+            });
     assertThat(events.get(0).id()).isEqualTo("100");
     assertThat(events.get(0).originalType()).isEqualTo("post_create_events");
     assertThat(events.get(1).id()).isEqualTo("101");
@@ -119,13 +142,18 @@ final class PayloadParserTest {
 
   @Test
   void parse_revokeAndReplayStatus_areEvents() throws Exception {
-    assertThat(parse("{\"user_event\":{\"revoke\":{\"date_time\":\"2026-01-01T00:00:00Z\",\"target\":{\"app_id\":\"1\"},\"source\":{\"user_id\":\"2\"}}}}"))
+    assertThat(
+            parse(
+                "{\"user_event\":{\"revoke\":{\"date_time\":\"2026-01-01T00:00:00Z\",\"target\":{\"app_id\":\"1\"},\"source\":{\"user_id\":\"2\"}}}}"))
         .singleElement()
-        .satisfies(e -> {
-          assertThat(e.type()).isEqualTo("oauth.revoke");
-          assertThat(e.forUserId()).isEmpty();
-        });
-    assertThat(parse("{\"replay_job_status\":{\"webhook_id\":\"1\",\"job_state\":\"Complete\",\"job_state_description\":\"done\",\"job_id\":\"9\"}}"))
+        .satisfies(
+            e -> {
+              assertThat(e.type()).isEqualTo("oauth.revoke");
+              assertThat(e.forUserId()).isEmpty();
+            });
+    assertThat(
+            parse(
+                "{\"replay_job_status\":{\"webhook_id\":\"1\",\"job_state\":\"Complete\",\"job_state_description\":\"done\",\"job_id\":\"9\"}}"))
         .singleElement()
         .extracting(WebhookEvent::type)
         .isEqualTo("replay.job_status");
@@ -134,8 +162,10 @@ final class PayloadParserTest {
   @Test
   void parse_sameItemForTwoUsers_givesDifferentDedupKeys() throws Exception {
     String item = "[{\"id_str\":\"100\"}]";
-    String a = parse("{\"for_user_id\":\"1\",\"post_create_events\":" + item + "}").get(0).dedupKey();
-    String b = parse("{\"for_user_id\":\"2\",\"post_create_events\":" + item + "}").get(0).dedupKey();
+    String a =
+        parse("{\"for_user_id\":\"1\",\"post_create_events\":" + item + "}").get(0).dedupKey();
+    String b =
+        parse("{\"for_user_id\":\"2\",\"post_create_events\":" + item + "}").get(0).dedupKey();
     assertThat(a).isNotEqualTo(b);
   }
 
@@ -179,6 +209,7 @@ final class PayloadParserTest {
 
   static String sha256Hex(String json) throws Exception {
     return HexFormat.of()
-        .formatHex(MessageDigest.getInstance("SHA-256").digest(json.getBytes(StandardCharsets.UTF_8)));
+        .formatHex(
+            MessageDigest.getInstance("SHA-256").digest(json.getBytes(StandardCharsets.UTF_8)));
   }
 }

@@ -65,7 +65,8 @@ final class WebhookConsumerTest {
     WebhookConsumer consumer = builder().build();
     String forged = envelope("1", "post.create");
     String encoded = java.net.URLEncoder.encode(forged, java.nio.charset.StandardCharsets.UTF_8);
-    for (String token : new String[] {encoded, "a%20b", "%22quoted%22", "%5B1%5D", "a".repeat(129), "%ZZ"}) {
+    for (String token :
+        new String[] {encoded, "a%20b", "%22quoted%22", "%5B1%5D", "a".repeat(129), "%ZZ"}) {
       WebhookResponse r = answer(consumer, WebhookRequest.get("crc_token=" + token));
       assertThat(r.status()).as(token).isEqualTo(400);
       assertThat(r.bodyAsString()).doesNotContain("sha256=");
@@ -90,7 +91,8 @@ final class WebhookConsumerTest {
     WebhookConsumer consumer = builder().onAny(e -> seen.add(e.id())).build();
     WebhookResponse r = answer(consumer, signed("someone-else", envelope("1", "post.create")));
     assertThat(r.status()).isEqualTo(401);
-    assertThat(r.bodyAsString()).isEqualTo("{\"error\":\"invalid_signature\",\"message\":\"signature does not match\"}");
+    assertThat(r.bodyAsString())
+        .isEqualTo("{\"error\":\"invalid_signature\",\"message\":\"signature does not match\"}");
     assertThat(seen).isEmpty();
   }
 
@@ -98,7 +100,8 @@ final class WebhookConsumerTest {
   void delivery_badSignatureShapes_are401() {
     WebhookConsumer consumer = builder().onAny(e -> seen.add(e.id())).build();
     byte[] body = envelope("1", "post.create").getBytes();
-    for (String sig : new String[] {null, "", "sha256=", "sha1=abc", "sha256=!!!notbase64", "sha256=AAAA"}) {
+    for (String sig :
+        new String[] {null, "", "sha256=", "sha1=abc", "sha256=!!!notbase64", "sha256=AAAA"}) {
       assertThat(answer(consumer, WebhookRequest.post(sig, body)).status()).as(sig).isEqualTo(401);
     }
     assertThat(seen).isEmpty();
@@ -140,18 +143,27 @@ final class WebhookConsumerTest {
     answer(consumer, signed(SECRET, envelope("1", "ProfileBioUpdate")));
     assertThat(seen)
         .containsExactly(
-            "any:profile.update.bio", "prefix:profile.update.bio", "exact:profile.update.bio",
+            "any:profile.update.bio",
+            "prefix:profile.update.bio",
+            "exact:profile.update.bio",
             "exact2:ProfileBioUpdate");
   }
 
   @Test
   void routing_noListener_isAcknowledgedAndCountedUnhandled() {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    WebhookConsumer consumer = builder().meterRegistry(registry).on("dm.*", e -> seen.add("dm")).build();
+    WebhookConsumer consumer =
+        builder().meterRegistry(registry).on("dm.*", e -> seen.add("dm")).build();
     WebhookResponse r = answer(consumer, signed(SECRET, envelope("1", "news.new")));
     assertThat(r.status()).isEqualTo(200);
     assertThat(seen).isEmpty();
-    assertThat(registry.get("webhook.events").tag("type", "news.new").tag("outcome", "unhandled").counter().count())
+    assertThat(
+            registry
+                .get("webhook.events")
+                .tag("type", "news.new")
+                .tag("outcome", "unhandled")
+                .counter()
+                .count())
         .isEqualTo(1.0);
   }
 
@@ -160,7 +172,8 @@ final class WebhookConsumerTest {
   @Test
   void payloadAs_mapsToCallersType() {
     List<Post> posts = new ArrayList<>();
-    WebhookConsumer consumer = builder().on("post.create", e -> posts.add(e.payloadAs(Post.class))).build();
+    WebhookConsumer consumer =
+        builder().on("post.create", e -> posts.add(e.payloadAs(Post.class))).build();
     answer(consumer, signed(SECRET, envelope("7", "post.create")));
     assertThat(posts).containsExactly(new Post("7", "hello"));
   }
@@ -171,11 +184,13 @@ final class WebhookConsumerTest {
     List<Throwable> errors = new CopyOnWriteArrayList<>();
     WebhookConsumer consumer =
         builder()
-            .on("post.create", e -> {
-              if (calls.incrementAndGet() == 1) {
-                throw new IllegalStateException("database down");
-              }
-            })
+            .on(
+                "post.create",
+                e -> {
+                  if (calls.incrementAndGet() == 1) {
+                    throw new IllegalStateException("database down");
+                  }
+                })
             .onError((e, t) -> errors.add(t))
             .build();
     WebhookRequest delivery = signed(SECRET, envelope("9", "post.create"));
@@ -193,16 +208,19 @@ final class WebhookConsumerTest {
     AtomicInteger failuresLeft = new AtomicInteger(1);
     WebhookConsumer consumer =
         builder()
-            .onAny(e -> {
-              if (e.id().equals("b") && failuresLeft.getAndDecrement() > 0) {
-                throw new RuntimeException("once");
-              }
-              seen.add(e.id());
-            })
+            .onAny(
+                e -> {
+                  if (e.id().equals("b") && failuresLeft.getAndDecrement() > 0) {
+                    throw new RuntimeException("once");
+                  }
+                  seen.add(e.id());
+                })
             .onError((e, t) -> {})
             .build();
     WebhookRequest batch =
-        signed(SECRET, "{\"for_user_id\":\"1\",\"post_create_events\":[{\"id_str\":\"a\"},{\"id_str\":\"b\"},{\"id_str\":\"c\"}]}");
+        signed(
+            SECRET,
+            "{\"for_user_id\":\"1\",\"post_create_events\":[{\"id_str\":\"a\"},{\"id_str\":\"b\"},{\"id_str\":\"c\"}]}");
     assertThat(answer(consumer, batch).status()).isEqualTo(500);
     assertThat(seen).containsExactly("a", "c");
     assertThat(answer(consumer, batch).status()).isEqualTo(200);
@@ -215,11 +233,13 @@ final class WebhookConsumerTest {
     CountDownLatch release = new CountDownLatch(1);
     WebhookConsumer consumer =
         builder()
-            .on("post.create", e -> {
-              entered.countDown();
-              release.await(10, TimeUnit.SECONDS);
-              throw new IllegalStateException("failed after a while");
-            })
+            .on(
+                "post.create",
+                e -> {
+                  entered.countDown();
+                  release.await(10, TimeUnit.SECONDS);
+                  throw new IllegalStateException("failed after a while");
+                })
             .onError((e, t) -> {})
             .build();
     WebhookRequest delivery = signed(SECRET, envelope("5", "post.create"));
@@ -241,21 +261,26 @@ final class WebhookConsumerTest {
             .acknowledgement(Acknowledgement.ASYNCHRONOUS)
             .asyncThreads(1)
             .asyncQueueCapacity(1)
-            .on("post.create", e -> {
-              release.await(10, TimeUnit.SECONDS);
-              seen.add(e.id());
-            })
+            .on(
+                "post.create",
+                e -> {
+                  release.await(10, TimeUnit.SECONDS);
+                  seen.add(e.id());
+                })
             .build();
-    assertThat(answer(consumer, signed(SECRET, envelope("1", "post.create"))).status()).isEqualTo(200);
+    assertThat(answer(consumer, signed(SECRET, envelope("1", "post.create"))).status())
+        .isEqualTo(200);
     // One running (blocked), one queued; the third finds the queue full.
-    assertThat(answer(consumer, signed(SECRET, envelope("2", "post.create"))).status()).isEqualTo(200);
+    assertThat(answer(consumer, signed(SECRET, envelope("2", "post.create"))).status())
+        .isEqualTo(200);
     WebhookResponse full = answer(consumer, signed(SECRET, envelope("3", "post.create")));
     assertThat(full.status()).isEqualTo(503);
     assertThat(full.bodyAsString()).contains("queue_full");
     release.countDown();
     await().atMost(Duration.ofSeconds(10)).until(() -> seen.size() == 2);
     // The refused event's claim was released: its redelivery runs.
-    assertThat(answer(consumer, signed(SECRET, envelope("3", "post.create"))).status()).isEqualTo(200);
+    assertThat(answer(consumer, signed(SECRET, envelope("3", "post.create"))).status())
+        .isEqualTo(200);
     await().atMost(Duration.ofSeconds(10)).until(() -> seen.contains("3"));
     consumer.close();
   }
@@ -267,23 +292,28 @@ final class WebhookConsumerTest {
         builder()
             .acknowledgement(Acknowledgement.ASYNCHRONOUS)
             .drainTimeout(Duration.ofSeconds(10))
-            .on("post.create", e -> {
-              if (e.id().equals("bad")) {
-                throw new IllegalStateException("nope");
-              }
-              Thread.sleep(20); // simulated work, so that close() has something to drain
-              seen.add(e.id());
-            })
+            .on(
+                "post.create",
+                e -> {
+                  if (e.id().equals("bad")) {
+                    throw new IllegalStateException("nope");
+                  }
+                  Thread.sleep(20); // simulated work, so that close() has something to drain
+                  seen.add(e.id());
+                })
             .onError((e, t) -> failed.add(e.id()))
             .build();
     for (int i = 0; i < 20; i++) {
-      assertThat(answer(consumer, signed(SECRET, envelope("e" + i, "post.create"))).status()).isEqualTo(200);
+      assertThat(answer(consumer, signed(SECRET, envelope("e" + i, "post.create"))).status())
+          .isEqualTo(200);
     }
-    assertThat(answer(consumer, signed(SECRET, envelope("bad", "post.create"))).status()).isEqualTo(200);
+    assertThat(answer(consumer, signed(SECRET, envelope("bad", "post.create"))).status())
+        .isEqualTo(200);
     consumer.close();
     assertThat(seen).hasSize(20);
     assertThat(failed).containsExactly("bad");
-    assertThat(answer(consumer, signed(SECRET, envelope("late", "post.create"))).status()).isEqualTo(503);
+    assertThat(answer(consumer, signed(SECRET, envelope("late", "post.create"))).status())
+        .isEqualTo(503);
   }
 
   @Test
@@ -305,8 +335,20 @@ final class WebhookConsumerTest {
     assertThat(count(registry, "webhook.deliveries", "outcome", "too_large")).isEqualTo(1);
     assertThat(count(registry, "webhook.crc", "outcome", "answered")).isEqualTo(1);
     assertThat(count(registry, "webhook.crc", "outcome", "rejected")).isEqualTo(1);
-    assertThat(registry.get("webhook.events").tags("type", "post.create", "outcome", "dispatched").counter().count()).isEqualTo(1);
-    assertThat(registry.get("webhook.events").tags("type", "post.create", "outcome", "duplicate").counter().count()).isEqualTo(1);
+    assertThat(
+            registry
+                .get("webhook.events")
+                .tags("type", "post.create", "outcome", "dispatched")
+                .counter()
+                .count())
+        .isEqualTo(1);
+    assertThat(
+            registry
+                .get("webhook.events")
+                .tags("type", "post.create", "outcome", "duplicate")
+                .counter()
+                .count())
+        .isEqualTo(1);
     assertThat(registry.get("webhook.delivery.latency").timer().count()).isEqualTo(5);
     assertThat(registry.find("cache.size").tag("cache", "webhook.dedup").gauge()).isNotNull();
   }
@@ -323,7 +365,8 @@ final class WebhookConsumerTest {
     assertThatThrownBy(() -> WebhookConsumer.builder().consumerSecrets(" , "))
         .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> WebhookConsumer.builder().maxBodyBytes(0)).hasMessageContaining("0");
-    assertThatThrownBy(() -> WebhookConsumer.builder().on("dm*", e -> {})).hasMessageContaining("dm*");
+    assertThatThrownBy(() -> WebhookConsumer.builder().on("dm*", e -> {}))
+        .hasMessageContaining("dm*");
   }
 
   @Test
@@ -337,8 +380,10 @@ final class WebhookConsumerTest {
 
   @Test
   void consumerSecrets_commaSeparated_firstIsCurrent() {
-    WebhookConsumer consumer = WebhookConsumer.builder().consumerSecrets(SECRET + "," + OLD_SECRET).build();
-    assertThat(answer(consumer, WebhookRequest.get("crc_token=t")).bodyAsString()).contains(hmac(SECRET, "t"));
+    WebhookConsumer consumer =
+        WebhookConsumer.builder().consumerSecrets(SECRET + "," + OLD_SECRET).build();
+    assertThat(answer(consumer, WebhookRequest.get("crc_token=t")).bodyAsString())
+        .contains(hmac(SECRET, "t"));
     assertThat(answer(consumer, signed(OLD_SECRET, envelope("1", "x.y"))).status()).isEqualTo(200);
   }
 
@@ -346,16 +391,26 @@ final class WebhookConsumerTest {
   void handleWithExecutor_handsOffOnlyWhenListenersMustRun() {
     List<Runnable> handedOff = new ArrayList<>();
     java.util.concurrent.Executor recording = handedOff::add;
-    WebhookConsumer consumer = builder().on("post.create", e -> seen.add(Thread.currentThread().getName())).build();
+    WebhookConsumer consumer =
+        builder().on("post.create", e -> seen.add(Thread.currentThread().getName())).build();
 
     // Nothing to run: answered on the calling thread.
-    assertThat(consumer.handle(signed(SECRET, envelope("1", "news.new")), recording).join().status()).isEqualTo(200);
-    assertThat(consumer.handle(WebhookRequest.get("crc_token=a"), recording).join().status()).isEqualTo(200);
-    assertThat(consumer.handle(signed("wrong", envelope("2", "post.create")), recording).join().status()).isEqualTo(401);
+    assertThat(
+            consumer.handle(signed(SECRET, envelope("1", "news.new")), recording).join().status())
+        .isEqualTo(200);
+    assertThat(consumer.handle(WebhookRequest.get("crc_token=a"), recording).join().status())
+        .isEqualTo(200);
+    assertThat(
+            consumer
+                .handle(signed("wrong", envelope("2", "post.create")), recording)
+                .join()
+                .status())
+        .isEqualTo(401);
     assertThat(handedOff).isEmpty();
 
     // A listener to run: handed off, answered when the executor runs it.
-    CompletableFuture<WebhookResponse> pending = consumer.handle(signed(SECRET, envelope("3", "post.create")), recording);
+    CompletableFuture<WebhookResponse> pending =
+        consumer.handle(signed(SECRET, envelope("3", "post.create")), recording);
     assertThat(pending).isNotDone();
     assertThat(handedOff).hasSize(1);
     Thread worker = new Thread(handedOff.get(0), "test-worker");
@@ -364,7 +419,11 @@ final class WebhookConsumerTest {
     assertThat(seen).containsExactly("test-worker");
 
     // The duplicate is answered here, without a hand-off.
-    assertThat(consumer.handle(signed(SECRET, envelope("3", "post.create")), recording).join().bodyAsString())
+    assertThat(
+            consumer
+                .handle(signed(SECRET, envelope("3", "post.create")), recording)
+                .join()
+                .bodyAsString())
         .contains("\"status\":\"duplicate\"");
     assertThat(handedOff).hasSize(1);
   }
@@ -372,40 +431,50 @@ final class WebhookConsumerTest {
   @Test
   void handleWithExecutor_refused_is503AndClaimReleased() {
     WebhookConsumer consumer = builder().on("post.create", e -> seen.add(e.id())).build();
-    java.util.concurrent.Executor full = r -> {
-      throw new java.util.concurrent.RejectedExecutionException("full");
-    };
-    WebhookResponse busy = consumer.handle(signed(SECRET, envelope("4", "post.create")), full).join();
+    java.util.concurrent.Executor full =
+        r -> {
+          throw new java.util.concurrent.RejectedExecutionException("full");
+        };
+    WebhookResponse busy =
+        consumer.handle(signed(SECRET, envelope("4", "post.create")), full).join();
     assertThat(busy.status()).isEqualTo(503);
     assertThat(busy.bodyAsString()).contains("\"error\":\"busy\"");
-    assertThat(consumer.handle(signed(SECRET, envelope("4", "post.create")), Runnable::run).join().status()).isEqualTo(200);
+    assertThat(
+            consumer
+                .handle(signed(SECRET, envelope("4", "post.create")), Runnable::run)
+                .join()
+                .status())
+        .isEqualTo(200);
     assertThat(seen).containsExactly("4");
   }
 
   @Test
   void handleWithExecutor_customStore_isAskedOnTheExecutor() {
     List<String> storeThreads = new CopyOnWriteArrayList<>();
-    Deduplicator store = new Deduplicator() {
-      @Override
-      public boolean tryClaim(String key) {
-        storeThreads.add(Thread.currentThread().getName());
-        return true;
-      }
+    Deduplicator store =
+        new Deduplicator() {
+          @Override
+          public boolean tryClaim(String key) {
+            storeThreads.add(Thread.currentThread().getName());
+            return true;
+          }
 
-      @Override
-      public void markDone(String key) {}
+          @Override
+          public void markDone(String key) {}
 
-      @Override
-      public void release(String key) {}
-    };
+          @Override
+          public void release(String key) {}
+        };
     WebhookConsumer consumer = builder().deduplicator(store).build();
     WebhookConsumer async =
         builder().deduplicator(store).acknowledgement(Acknowledgement.ASYNCHRONOUS).build();
     java.util.concurrent.ExecutorService pool =
         java.util.concurrent.Executors.newSingleThreadExecutor(r -> new Thread(r, "store-worker"));
     try {
-      assertThat(consumer.handle(signed(SECRET, envelope("5", "news.new")), pool).join().status()).isEqualTo(200);
-      assertThat(async.handle(signed(SECRET, envelope("6", "news.new")), pool).join().status()).isEqualTo(200);
+      assertThat(consumer.handle(signed(SECRET, envelope("5", "news.new")), pool).join().status())
+          .isEqualTo(200);
+      assertThat(async.handle(signed(SECRET, envelope("6", "news.new")), pool).join().status())
+          .isEqualTo(200);
       assertThat(storeThreads).containsExactly("store-worker", "store-worker");
     } finally {
       pool.shutdownNow();
@@ -415,28 +484,34 @@ final class WebhookConsumerTest {
 
   @Test
   void failingStore_isAnswered500_neverThrownOrLeftHanging() {
-    Deduplicator broken = new Deduplicator() {
-      @Override
-      public boolean tryClaim(String key) {
-        return true;
-      }
+    Deduplicator broken =
+        new Deduplicator() {
+          @Override
+          public boolean tryClaim(String key) {
+            return true;
+          }
 
-      @Override
-      public void markDone(String key) {
-        throw new IllegalStateException("store unreachable");
-      }
+          @Override
+          public void markDone(String key) {
+            throw new IllegalStateException("store unreachable");
+          }
 
-      @Override
-      public void release(String key) {}
-    };
-    WebhookConsumer consumer = builder().deduplicator(broken).on("post.create", e -> seen.add(e.id())).build();
+          @Override
+          public void release(String key) {}
+        };
+    WebhookConsumer consumer =
+        builder().deduplicator(broken).on("post.create", e -> seen.add(e.id())).build();
     WebhookResponse direct = consumer.handle(signed(SECRET, envelope("6", "post.create"))).join();
     assertThat(direct.status()).isEqualTo(500);
     assertThat(direct.bodyAsString()).contains("internal_error").doesNotContain("unreachable");
-    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newSingleThreadExecutor();
+    java.util.concurrent.ExecutorService pool =
+        java.util.concurrent.Executors.newSingleThreadExecutor();
     try {
-      WebhookResponse handedOff = consumer.handle(signed(SECRET, envelope("7", "post.create")), pool)
-          .orTimeout(10, TimeUnit.SECONDS).join();
+      WebhookResponse handedOff =
+          consumer
+              .handle(signed(SECRET, envelope("7", "post.create")), pool)
+              .orTimeout(10, TimeUnit.SECONDS)
+              .join();
       assertThat(handedOff.status()).isEqualTo(500);
     } finally {
       pool.shutdownNow();

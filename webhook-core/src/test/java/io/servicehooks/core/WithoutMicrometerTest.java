@@ -40,7 +40,8 @@ final class WithoutMicrometerTest {
   }
 
   private static URLClassLoader classLoaderWithout(String excluded) throws Exception {
-    String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    String classPath =
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     List<URL> urls = new ArrayList<>();
     for (String entry : classPath.split(File.pathSeparator)) {
       if (!entry.isBlank() && !entry.contains(excluded)) {

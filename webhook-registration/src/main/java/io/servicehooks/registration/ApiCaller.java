@@ -20,123 +20,161 @@ import org.slf4j.LoggerFactory;
  */
 final class ApiCaller {
 
-    private static final Logger LOG = LoggerFactory.getLogger(WebhookClient.class);
-    private static final Duration FIRST_BACKOFF = Duration.ofSeconds(1);
+  private static final Logger LOG = LoggerFactory.getLogger(WebhookClient.class);
+  private static final Duration FIRST_BACKOFF = Duration.ofSeconds(1);
 
-    /** Whether a 5xx answer may be retried: only when repeating the call cannot do anything twice. */
-    enum Repeat { SAFE, UNSAFE }
+  /** Whether a 5xx answer may be retried: only when repeating the call cannot do anything twice. */
+  enum Repeat {
+    SAFE,
+    UNSAFE
+  }
 
-    private final HttpClient http;
-    private final URI baseUri;
-    private final Duration requestTimeout;
-    private final TokenSource tokens;
-    private final int maxRetries;
-    private final Duration maxRetryWait;
-    private final Clock clock;
-    private final WebhookClient.Sleeper sleeper;
+  private final HttpClient http;
+  private final URI baseUri;
+  private final Duration requestTimeout;
+  private final TokenSource tokens;
+  private final int maxRetries;
+  private final Duration maxRetryWait;
+  private final Clock clock;
+  private final WebhookClient.Sleeper sleeper;
 
-    ApiCaller(HttpClient http, URI baseUri, Duration requestTimeout, TokenSource tokens, int maxRetries,
-            Duration maxRetryWait, Clock clock, WebhookClient.Sleeper sleeper) {
-        this.http = http;
-        this.baseUri = baseUri;
-        this.requestTimeout = requestTimeout;
-        this.tokens = tokens;
-        this.maxRetries = maxRetries;
-        this.maxRetryWait = maxRetryWait;
-        this.clock = clock;
-        this.sleeper = sleeper;
-    }
+  ApiCaller(
+      HttpClient http,
+      URI baseUri,
+      Duration requestTimeout,
+      TokenSource tokens,
+      int maxRetries,
+      Duration maxRetryWait,
+      Clock clock,
+      WebhookClient.Sleeper sleeper) {
+    this.http = http;
+    this.baseUri = baseUri;
+    this.requestTimeout = requestTimeout;
+    this.tokens = tokens;
+    this.maxRetries = maxRetries;
+    this.maxRetryWait = maxRetryWait;
+    this.clock = clock;
+    this.sleeper = sleeper;
+  }
 
-    /** Sends the call and returns its 2xx answer; any other answer becomes a {@link WebhookApiException}. */
-    ApiResponse call(String method, String path, byte[] jsonBody, Repeat repeat) throws IOException {
-        boolean refreshed = false;
-        int retries = 0;
-        while (true) {
-            String token = tokens.current();
-            ApiResponse response = sendOnce(method, path, jsonBody, token);
-            if (response.isSuccess()) {
-                return response;
-            }
-            if (response.status() == 401 && !refreshed && tokens.canRefresh()) {
-                refreshed = true;
-                tokens.refreshAfterRejection(token);
-                continue;
-            }
-            boolean retryable = response.status() == 429
-                    || (response.status() >= 500 && repeat == Repeat.SAFE);
-            if (retryable && retries < maxRetries) {
-                Optional<Duration> wait = waitBeforeRetry(response, retries);
-                if (wait.isPresent()) {
-                    retries++;
-                    LOG.info("{} {} answered {}, retry {} of {} in {} ms", method, path, response.status(), retries,
-                            maxRetries, wait.get().toMillis());
-                    sleep(wait.get());
-                    continue;
-                }
-                LOG.info("{} {} answered {}; the platform asks to wait longer than {} ms, giving up", method, path,
-                        response.status(), maxRetryWait.toMillis());
-            }
-            WebhookApiException failure = ApiErrors.from(response, clock);
-            if (response.status() == 401 && !tokens.canRefresh()) {
-                throw new WebhookApiException(failure.getMessage() + " (the bearer token given was refused:"
-                        + " it was invalidated or has expired)", failure.status(), failure.reason(),
-                        failure.reasonName().orElse(null), failure.platformMessage(), failure.body(), null);
-            }
-            throw failure;
+  /**
+   * Sends the call and returns its 2xx answer; any other answer becomes a {@link
+   * WebhookApiException}.
+   */
+  ApiResponse call(String method, String path, byte[] jsonBody, Repeat repeat) throws IOException {
+    boolean refreshed = false;
+    int retries = 0;
+    while (true) {
+      String token = tokens.current();
+      ApiResponse response = sendOnce(method, path, jsonBody, token);
+      if (response.isSuccess()) {
+        return response;
+      }
+      if (response.status() == 401 && !refreshed && tokens.canRefresh()) {
+        refreshed = true;
+        tokens.refreshAfterRejection(token);
+        continue;
+      }
+      boolean retryable =
+          response.status() == 429 || (response.status() >= 500 && repeat == Repeat.SAFE);
+      if (retryable && retries < maxRetries) {
+        Optional<Duration> wait = waitBeforeRetry(response, retries);
+        if (wait.isPresent()) {
+          retries++;
+          LOG.info(
+              "{} {} answered {}, retry {} of {} in {} ms",
+              method,
+              path,
+              response.status(),
+              retries,
+              maxRetries,
+              wait.get().toMillis());
+          sleep(wait.get());
+          continue;
         }
+        LOG.info(
+            "{} {} answered {}; the platform asks to wait longer than {} ms, giving up",
+            method,
+            path,
+            response.status(),
+            maxRetryWait.toMillis());
+      }
+      WebhookApiException failure = ApiErrors.from(response, clock);
+      if (response.status() == 401 && !tokens.canRefresh()) {
+        throw new WebhookApiException(
+            failure.getMessage()
+                + " (the bearer token given was refused:"
+                + " it was invalidated or has expired)",
+            failure.status(),
+            failure.reason(),
+            failure.reasonName().orElse(null),
+            failure.platformMessage(),
+            failure.body(),
+            null);
+      }
+      throw failure;
     }
+  }
 
-    /** How long to wait, or empty when the platform asks for more than the allowed maximum. */
-    private Optional<Duration> waitBeforeRetry(ApiResponse response, int retriesSoFar) {
-        Optional<Instant> reset = ApiErrors.resetTime(response, clock);
-        Duration wait;
-        if (reset.isPresent()) {
-            wait = Duration.between(clock.instant(), reset.get());
-            if (wait.isNegative()) {
-                wait = Duration.ZERO;
-            }
-        } else {
-            wait = FIRST_BACKOFF.multipliedBy(1L << Math.min(retriesSoFar, 16));
-            if (wait.compareTo(maxRetryWait) > 0) {
-                wait = maxRetryWait;
-            }
-        }
-        return wait.compareTo(maxRetryWait) > 0 ? Optional.empty() : Optional.of(wait);
+  /** How long to wait, or empty when the platform asks for more than the allowed maximum. */
+  private Optional<Duration> waitBeforeRetry(ApiResponse response, int retriesSoFar) {
+    Optional<Instant> reset = ApiErrors.resetTime(response, clock);
+    Duration wait;
+    if (reset.isPresent()) {
+      wait = Duration.between(clock.instant(), reset.get());
+      if (wait.isNegative()) {
+        wait = Duration.ZERO;
+      }
+    } else {
+      wait = FIRST_BACKOFF.multipliedBy(1L << Math.min(retriesSoFar, 16));
+      if (wait.compareTo(maxRetryWait) > 0) {
+        wait = maxRetryWait;
+      }
     }
+    return wait.compareTo(maxRetryWait) > 0 ? Optional.empty() : Optional.of(wait);
+  }
 
-    private ApiResponse sendOnce(String method, String path, byte[] jsonBody, String token) throws IOException {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUri + path))
-                .timeout(requestTimeout)
-                .header("Authorization", "Bearer " + token)
-                .header("Accept", "application/json");
-        if (jsonBody != null) {
-            request.header("Content-Type", "application/json");
-            request.method(method, HttpRequest.BodyPublishers.ofByteArray(jsonBody));
-        } else {
-            request.method(method, HttpRequest.BodyPublishers.noBody());
-        }
-        long started = System.nanoTime();
-        try {
-            HttpResponse<byte[]> response = http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
-            LOG.debug("{} {} -> {} in {} ms", method, path, response.statusCode(),
-                    (System.nanoTime() - started) / 1_000_000);
-            return new ApiResponse(method, path, response.statusCode(), response.headers(), response.body());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new InterruptedIOException("interrupted during " + method + " " + path);
-        }
+  private ApiResponse sendOnce(String method, String path, byte[] jsonBody, String token)
+      throws IOException {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(URI.create(baseUri + path))
+            .timeout(requestTimeout)
+            .header("Authorization", "Bearer " + token)
+            .header("Accept", "application/json");
+    if (jsonBody != null) {
+      request.header("Content-Type", "application/json");
+      request.method(method, HttpRequest.BodyPublishers.ofByteArray(jsonBody));
+    } else {
+      request.method(method, HttpRequest.BodyPublishers.noBody());
     }
+    long started = System.nanoTime();
+    try {
+      HttpResponse<byte[]> response =
+          http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+      LOG.debug(
+          "{} {} -> {} in {} ms",
+          method,
+          path,
+          response.statusCode(),
+          (System.nanoTime() - started) / 1_000_000);
+      return new ApiResponse(
+          method, path, response.statusCode(), response.headers(), response.body());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted during " + method + " " + path);
+    }
+  }
 
-    private void sleep(Duration wait) throws InterruptedIOException {
-        try {
-            sleeper.sleep(wait);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new InterruptedIOException("interrupted while waiting to retry");
-        }
+  private void sleep(Duration wait) throws InterruptedIOException {
+    try {
+      sleeper.sleep(wait);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while waiting to retry");
     }
+  }
 
-    TokenSource tokens() {
-        return tokens;
-    }
+  TokenSource tokens() {
+    return tokens;
+  }
 }

@@ -12,146 +12,172 @@ import java.util.regex.Pattern;
 
 /**
  * Turns the platform's error answers into {@link WebhookApiException}. Two body formats occur: the
- * errors list ({@code errors[].message} as {@code "Reason: details"}, sometimes with {@code code} and
- * {@code label}) and the problem format ({@code title}, {@code detail}, {@code type}), served as
- * {@code application/json} or {@code application/problem+json}.
+ * errors list ({@code errors[].message} as {@code "Reason: details"}, sometimes with {@code code}
+ * and {@code label}) and the problem format ({@code title}, {@code detail}, {@code type}), served
+ * as {@code application/json} or {@code application/problem+json}.
  */
 final class ApiErrors {
 
-    static final int CODE_TOKEN_INVALID = 89;
-    static final int CODE_CREDENTIALS_REFUSED = 99;
+  static final int CODE_TOKEN_INVALID = 89;
+  static final int CODE_CREDENTIALS_REFUSED = 99;
 
-    private static final Pattern REASON_NAME = Pattern.compile("[A-Za-z][A-Za-z0-9_]*");
+  private static final Pattern REASON_NAME = Pattern.compile("[A-Za-z][A-Za-z0-9_]*");
 
-    private ApiErrors() {
+  private ApiErrors() {}
+
+  /** What the error body says; every part may be null. */
+  record Parsed(String reasonName, String message, Integer code, String label, String title) {}
+
+  static Parsed parse(byte[] body) {
+    JsonNode root;
+    try {
+      root = body == null || body.length == 0 ? null : Responses.JSON.readTree(body);
+    } catch (IOException notJson) {
+      root = null;
     }
-
-    /** What the error body says; every part may be null. */
-    record Parsed(String reasonName, String message, Integer code, String label, String title) {
+    if (root == null || !root.isObject()) {
+      return new Parsed(null, null, null, null, null);
     }
+    String message = null;
+    Integer code = null;
+    String label = null;
+    JsonNode errors = root.get("errors");
+    if (errors != null && errors.isArray() && !errors.isEmpty()) {
+      JsonNode first = errors.get(0);
+      message = Responses.text(first, "message");
+      label = Responses.text(first, "label");
+      if (first.hasNonNull("code") && first.get("code").canConvertToInt()) {
+        code = first.get("code").asInt();
+      } else if (first.hasNonNull("code") && first.get("code").asText().matches("\\d{1,6}")) {
+        code = Integer.parseInt(first.get("code").asText());
+      }
+    }
+    String title = Responses.text(root, "title");
+    String detail = Responses.text(root, "detail");
+    String reasonName = reasonPrefix(message);
+    if (reasonName == null) {
+      reasonName = reasonPrefix(detail);
+    }
+    if (reasonName == null) {
+      reasonName = Responses.text(root, "reason");
+    }
+    if (message == null) {
+      message = detail != null ? detail : title;
+    }
+    return new Parsed(reasonName, message, code, label, title);
+  }
 
-    static Parsed parse(byte[] body) {
-        JsonNode root;
+  /**
+   * The text before the first {@code :}, when it is one identifier-like word such as {@code
+   * WebhookIdInvalid}.
+   */
+  static String reasonPrefix(String message) {
+    if (message == null) {
+      return null;
+    }
+    int colon = message.indexOf(':');
+    if (colon <= 0) {
+      return null;
+    }
+    String prefix = message.substring(0, colon).trim();
+    return REASON_NAME.matcher(prefix).matches() ? prefix : null;
+  }
+
+  static WebhookApiException from(ApiResponse response, Clock clock) {
+    Parsed parsed = parse(response.body());
+    WebhookApiException.Reason reason =
+        WebhookApiException.Reason.fromPlatformName(parsed.reasonName());
+    if (reason == WebhookApiException.Reason.UNKNOWN) {
+      if (response.status() == 429) {
+        reason = WebhookApiException.Reason.RATE_LIMITED;
+      } else if (response.status() == 401
+          || response.status() == 403
+          || Integer.valueOf(CODE_TOKEN_INVALID).equals(parsed.code())
+          || Integer.valueOf(CODE_CREDENTIALS_REFUSED).equals(parsed.code())) {
+        reason = WebhookApiException.Reason.AUTHENTICATION;
+      }
+    }
+    String name =
+        parsed.reasonName() != null
+            ? parsed.reasonName()
+            : parsed.label() != null ? parsed.label() : parsed.title();
+    StringBuilder message =
+        new StringBuilder()
+            .append(response.method())
+            .append(' ')
+            .append(response.path())
+            .append(" failed: HTTP ")
+            .append(response.status());
+    if (name != null) {
+      message.append(' ').append(name);
+    }
+    if (parsed.code() != null) {
+      message.append(" (code ").append(parsed.code()).append(')');
+    }
+    if (parsed.message() != null && !parsed.message().equals(name)) {
+      String text = parsed.message();
+      if (name != null && text.startsWith(name + ":")) {
+        text = text.substring(name.length() + 1).trim();
+      }
+      if (!text.isEmpty()) {
+        message.append(": ").append(text);
+      }
+    }
+    return new WebhookApiException(
+        message.toString(),
+        response.status(),
+        reason,
+        name,
+        parsed.message(),
+        response.bodyText(),
+        response.status() == 429 || response.status() >= 500
+            ? resetTime(response, clock).orElse(null)
+            : null);
+  }
+
+  static WebhookApiException unexpected(ApiResponse response, String what) {
+    return new WebhookApiException(
+        response.method() + " " + response.path() + ": HTTP " + response.status() + " but " + what,
+        response.status(),
+        WebhookApiException.Reason.UNKNOWN,
+        null,
+        what,
+        "",
+        null);
+  }
+
+  /**
+   * When the platform says to try again: {@code Retry-After}, or for a 429 {@code
+   * x-rate-limit-reset} (unix seconds). Other answers carry {@code x-rate-limit-reset} too, but
+   * there it only ends the current rate window and says nothing about when a failed call may
+   * succeed.
+   */
+  static Optional<Instant> resetTime(ApiResponse response, Clock clock) {
+    Optional<String> reset =
+        response.status() == 429
+            ? response.headers().firstValue("x-rate-limit-reset")
+            : Optional.empty();
+    if (reset.isPresent()) {
+      try {
+        return Optional.of(Instant.ofEpochSecond(Long.parseLong(reset.get().trim())));
+      } catch (NumberFormatException ignored) {
+        // fall through to Retry-After
+      }
+    }
+    Optional<String> retryAfter = response.headers().firstValue("retry-after");
+    if (retryAfter.isPresent()) {
+      String value = retryAfter.get().trim();
+      try {
+        return Optional.of(clock.instant().plusSeconds(Long.parseLong(value)));
+      } catch (NumberFormatException notSeconds) {
         try {
-            root = body == null || body.length == 0 ? null : Responses.JSON.readTree(body);
-        } catch (IOException notJson) {
-            root = null;
+          return Optional.of(
+              ZonedDateTime.parse(value, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant());
+        } catch (DateTimeParseException notDate) {
+          return Optional.empty();
         }
-        if (root == null || !root.isObject()) {
-            return new Parsed(null, null, null, null, null);
-        }
-        String message = null;
-        Integer code = null;
-        String label = null;
-        JsonNode errors = root.get("errors");
-        if (errors != null && errors.isArray() && !errors.isEmpty()) {
-            JsonNode first = errors.get(0);
-            message = Responses.text(first, "message");
-            label = Responses.text(first, "label");
-            if (first.hasNonNull("code") && first.get("code").canConvertToInt()) {
-                code = first.get("code").asInt();
-            } else if (first.hasNonNull("code") && first.get("code").asText().matches("\\d{1,6}")) {
-                code = Integer.parseInt(first.get("code").asText());
-            }
-        }
-        String title = Responses.text(root, "title");
-        String detail = Responses.text(root, "detail");
-        String reasonName = reasonPrefix(message);
-        if (reasonName == null) {
-            reasonName = reasonPrefix(detail);
-        }
-        if (reasonName == null) {
-            reasonName = Responses.text(root, "reason");
-        }
-        if (message == null) {
-            message = detail != null ? detail : title;
-        }
-        return new Parsed(reasonName, message, code, label, title);
+      }
     }
-
-    /** The text before the first {@code :}, when it is one identifier-like word such as {@code WebhookIdInvalid}. */
-    static String reasonPrefix(String message) {
-        if (message == null) {
-            return null;
-        }
-        int colon = message.indexOf(':');
-        if (colon <= 0) {
-            return null;
-        }
-        String prefix = message.substring(0, colon).trim();
-        return REASON_NAME.matcher(prefix).matches() ? prefix : null;
-    }
-
-    static WebhookApiException from(ApiResponse response, Clock clock) {
-        Parsed parsed = parse(response.body());
-        WebhookApiException.Reason reason = WebhookApiException.Reason.fromPlatformName(parsed.reasonName());
-        if (reason == WebhookApiException.Reason.UNKNOWN) {
-            if (response.status() == 429) {
-                reason = WebhookApiException.Reason.RATE_LIMITED;
-            } else if (response.status() == 401 || response.status() == 403
-                    || Integer.valueOf(CODE_TOKEN_INVALID).equals(parsed.code())
-                    || Integer.valueOf(CODE_CREDENTIALS_REFUSED).equals(parsed.code())) {
-                reason = WebhookApiException.Reason.AUTHENTICATION;
-            }
-        }
-        String name = parsed.reasonName() != null ? parsed.reasonName()
-                : parsed.label() != null ? parsed.label() : parsed.title();
-        StringBuilder message = new StringBuilder()
-                .append(response.method()).append(' ').append(response.path())
-                .append(" failed: HTTP ").append(response.status());
-        if (name != null) {
-            message.append(' ').append(name);
-        }
-        if (parsed.code() != null) {
-            message.append(" (code ").append(parsed.code()).append(')');
-        }
-        if (parsed.message() != null && !parsed.message().equals(name)) {
-            String text = parsed.message();
-            if (name != null && text.startsWith(name + ":")) {
-                text = text.substring(name.length() + 1).trim();
-            }
-            if (!text.isEmpty()) {
-                message.append(": ").append(text);
-            }
-        }
-        return new WebhookApiException(message.toString(), response.status(), reason, name, parsed.message(),
-                response.bodyText(), response.status() == 429 || response.status() >= 500
-                        ? resetTime(response, clock).orElse(null) : null);
-    }
-
-    static WebhookApiException unexpected(ApiResponse response, String what) {
-        return new WebhookApiException(response.method() + " " + response.path() + ": HTTP " + response.status()
-                + " but " + what, response.status(), WebhookApiException.Reason.UNKNOWN, null, what, "", null);
-    }
-
-    /**
-     * When the platform says to try again: {@code Retry-After}, or for a 429 {@code x-rate-limit-reset}
-     * (unix seconds). Other answers carry {@code x-rate-limit-reset} too, but there it only ends the
-     * current rate window and says nothing about when a failed call may succeed.
-     */
-    static Optional<Instant> resetTime(ApiResponse response, Clock clock) {
-        Optional<String> reset = response.status() == 429
-                ? response.headers().firstValue("x-rate-limit-reset") : Optional.empty();
-        if (reset.isPresent()) {
-            try {
-                return Optional.of(Instant.ofEpochSecond(Long.parseLong(reset.get().trim())));
-            } catch (NumberFormatException ignored) {
-                // fall through to Retry-After
-            }
-        }
-        Optional<String> retryAfter = response.headers().firstValue("retry-after");
-        if (retryAfter.isPresent()) {
-            String value = retryAfter.get().trim();
-            try {
-                return Optional.of(clock.instant().plusSeconds(Long.parseLong(value)));
-            } catch (NumberFormatException notSeconds) {
-                try {
-                    return Optional.of(ZonedDateTime.parse(value, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant());
-                } catch (DateTimeParseException notDate) {
-                    return Optional.empty();
-                }
-            }
-        }
-        return Optional.empty();
-    }
+    return Optional.empty();
+  }
 }

@@ -5,99 +5,107 @@ import java.time.Instant;
 import java.util.Optional;
 
 /**
- * The platform answered a registration call with an error: carries the HTTP status, the
- * {@link Reason}, the platform's own reason name (such as {@code DuplicateUrlFailed}), its message
- * and the raw response body. Failures of the network itself (refused connection, time-out) are plain
- * {@link IOException}s, never this type.
+ * The platform answered a registration call with an error: carries the HTTP status, the {@link
+ * Reason}, the platform's own reason name (such as {@code DuplicateUrlFailed}), its message and the
+ * raw response body. Failures of the network itself (refused connection, time-out) are plain {@link
+ * IOException}s, never this type.
  */
 public final class WebhookApiException extends IOException {
 
-    /** Why the platform refused a call, as far as the client can tell. */
-    public enum Reason {
-        /** The consumer URL did not answer the challenge-response check correctly or in time. */
-        CRC_VALIDATION_FAILED,
-        /** The platform refused the URL: not https, has a port, too long or malformed. */
-        URL_VALIDATION_FAILED,
-        /** The application has already registered this URL. */
-        DUPLICATE_URL_FAILED,
-        /** The application has as many webhooks as its plan allows. */
-        WEBHOOK_LIMIT_EXCEEDED,
-        /** The webhook id is unknown or belongs to another application. */
-        WEBHOOK_ID_INVALID,
-        /** A replay job is already running for this webhook. */
-        REPLAY_CONFLICT,
-        /** The credentials or the bearer token were refused (HTTP 401 or 403, codes 89 and 99). */
-        AUTHENTICATION,
-        /** The rate limit was exceeded and no retry was possible within the allowed wait. */
-        RATE_LIMITED,
-        /** Any other failure; see {@link #reasonName()}, {@link #platformMessage()} and {@link #body()}. */
-        UNKNOWN;
-
-        static Reason fromPlatformName(String name) {
-            if (name == null) {
-                return UNKNOWN;
-            }
-            return switch (name) {
-                case "CrcValidationFailed" -> CRC_VALIDATION_FAILED;
-                case "UrlValidationFailed" -> URL_VALIDATION_FAILED;
-                case "DuplicateUrlFailed" -> DUPLICATE_URL_FAILED;
-                case "WebhookLimitExceeded" -> WEBHOOK_LIMIT_EXCEEDED;
-                case "WebhookIdInvalid" -> WEBHOOK_ID_INVALID;
-                case "ReplayConflictError", "ReplayConflict" -> REPLAY_CONFLICT;
-                default -> UNKNOWN;
-            };
-        }
-    }
-
-    private final int status;
-    private final Reason reason;
-    private final String reasonName;
-    private final String platformMessage;
-    private final String body;
-    private final Instant rateLimitReset;
-
-    WebhookApiException(String message, int status, Reason reason, String reasonName, String platformMessage,
-            String body, Instant rateLimitReset) {
-        super(message);
-        this.status = status;
-        this.reason = reason;
-        this.reasonName = reasonName;
-        this.platformMessage = platformMessage;
-        this.body = body == null ? "" : body;
-        this.rateLimitReset = rateLimitReset;
-    }
-
-    /** The HTTP status of the platform's answer. */
-    public int status() {
-        return status;
-    }
-
-    /** The reason, {@link Reason#UNKNOWN} when the platform named none the client knows. */
-    public Reason reason() {
-        return reason;
-    }
-
+  /** Why the platform refused a call, as far as the client can tell. */
+  public enum Reason {
+    /** The consumer URL did not answer the challenge-response check correctly or in time. */
+    CRC_VALIDATION_FAILED,
+    /** The platform refused the URL: not https, has a port, too long or malformed. */
+    URL_VALIDATION_FAILED,
+    /** The application has already registered this URL. */
+    DUPLICATE_URL_FAILED,
+    /** The application has as many webhooks as its plan allows. */
+    WEBHOOK_LIMIT_EXCEEDED,
+    /** The webhook id is unknown or belongs to another application. */
+    WEBHOOK_ID_INVALID,
+    /** A replay job is already running for this webhook. */
+    REPLAY_CONFLICT,
+    /** The credentials or the bearer token were refused (HTTP 401 or 403, codes 89 and 99). */
+    AUTHENTICATION,
+    /** The rate limit was exceeded and no retry was possible within the allowed wait. */
+    RATE_LIMITED,
     /**
-     * The platform's name for the failure: the text before the first {@code :} of
-     * {@code errors[0].message} (such as {@code DuplicateUrlFailed}), else the error's label, else the
-     * problem title.
+     * Any other failure; see {@link #reasonName()}, {@link #platformMessage()} and {@link #body()}.
      */
-    public Optional<String> reasonName() {
-        return Optional.ofNullable(reasonName);
-    }
+    UNKNOWN;
 
-    /** The platform's human-readable message, or an empty string when there was none. */
-    public String platformMessage() {
-        return platformMessage == null ? "" : platformMessage;
+    static Reason fromPlatformName(String name) {
+      if (name == null) {
+        return UNKNOWN;
+      }
+      return switch (name) {
+        case "CrcValidationFailed" -> CRC_VALIDATION_FAILED;
+        case "UrlValidationFailed" -> URL_VALIDATION_FAILED;
+        case "DuplicateUrlFailed" -> DUPLICATE_URL_FAILED;
+        case "WebhookLimitExceeded" -> WEBHOOK_LIMIT_EXCEEDED;
+        case "WebhookIdInvalid" -> WEBHOOK_ID_INVALID;
+        case "ReplayConflictError", "ReplayConflict" -> REPLAY_CONFLICT;
+        default -> UNKNOWN;
+      };
     }
+  }
 
-    /** The raw response body as text, possibly empty. */
-    public String body() {
-        return body;
-    }
+  private final int status;
+  private final Reason reason;
+  private final String reasonName;
+  private final String platformMessage;
+  private final String body;
+  private final Instant rateLimitReset;
 
-    /** When a rate limit resets, from {@code x-rate-limit-reset} or {@code Retry-After}, if given. */
-    public Optional<Instant> rateLimitReset() {
-        return Optional.ofNullable(rateLimitReset);
-    }
+  WebhookApiException(
+      String message,
+      int status,
+      Reason reason,
+      String reasonName,
+      String platformMessage,
+      String body,
+      Instant rateLimitReset) {
+    super(message);
+    this.status = status;
+    this.reason = reason;
+    this.reasonName = reasonName;
+    this.platformMessage = platformMessage;
+    this.body = body == null ? "" : body;
+    this.rateLimitReset = rateLimitReset;
+  }
+
+  /** The HTTP status of the platform's answer. */
+  public int status() {
+    return status;
+  }
+
+  /** The reason, {@link Reason#UNKNOWN} when the platform named none the client knows. */
+  public Reason reason() {
+    return reason;
+  }
+
+  /**
+   * The platform's name for the failure: the text before the first {@code :} of {@code
+   * errors[0].message} (such as {@code DuplicateUrlFailed}), else the error's label, else the
+   * problem title.
+   */
+  public Optional<String> reasonName() {
+    return Optional.ofNullable(reasonName);
+  }
+
+  /** The platform's human-readable message, or an empty string when there was none. */
+  public String platformMessage() {
+    return platformMessage == null ? "" : platformMessage;
+  }
+
+  /** The raw response body as text, possibly empty. */
+  public String body() {
+    return body;
+  }
+
+  /** When a rate limit resets, from {@code x-rate-limit-reset} or {@code Retry-After}, if given. */
+  public Optional<Instant> rateLimitReset() {
+    return Optional.ofNullable(rateLimitReset);
+  }
 }

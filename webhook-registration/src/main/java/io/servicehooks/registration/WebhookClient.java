@@ -20,10 +20,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Registers webhooks and activity subscriptions with the platform: the one entry point of this module.
- * It holds the app-only bearer token (given, or fetched with the API key and secret and cached),
- * checks consumer URLs against the platform's rules before sending them, retries rate-limited and
- * failed reads within a bounded wait, and turns the platform's errors into {@link WebhookApiException}.
+ * Registers webhooks and activity subscriptions with the platform: the one entry point of this
+ * module. It holds the app-only bearer token (given, or fetched with the API key and secret and
+ * cached), checks consumer URLs against the platform's rules before sending them, retries
+ * rate-limited and failed reads within a bounded wait, and turns the platform's errors into {@link
+ * WebhookApiException}.
  *
  * <pre>{@code
  * WebhookClient client = WebhookClient.builder()
@@ -37,434 +38,488 @@ import org.slf4j.LoggerFactory;
  */
 public final class WebhookClient {
 
-    private static final Logger LOG = LoggerFactory.getLogger(WebhookClient.class);
-    private static final DateTimeFormatter REPLAY_DATE =
-            DateTimeFormatter.ofPattern("yyyyMMddHHmm", Locale.ROOT).withZone(ZoneOffset.UTC);
+  private static final Logger LOG = LoggerFactory.getLogger(WebhookClient.class);
+  private static final DateTimeFormatter REPLAY_DATE =
+      DateTimeFormatter.ofPattern("yyyyMMddHHmm", Locale.ROOT).withZone(ZoneOffset.UTC);
 
-    /** Waits between retries; replaceable so tests move a clock instead of sleeping. */
-    @FunctionalInterface
-    public interface Sleeper {
-        /** Waits for the given duration. */
-        void sleep(Duration duration) throws InterruptedException;
+  /** Waits between retries; replaceable so tests move a clock instead of sleeping. */
+  @FunctionalInterface
+  public interface Sleeper {
+    /** Waits for the given duration. */
+    void sleep(Duration duration) throws InterruptedException;
 
-        /** The real thing: {@link Thread#sleep(long)}. */
-        static Sleeper system() {
-            return duration -> Thread.sleep(duration.toMillis());
-        }
+    /** The real thing: {@link Thread#sleep(long)}. */
+    static Sleeper system() {
+      return duration -> Thread.sleep(duration.toMillis());
+    }
+  }
+
+  private final URI baseUri;
+  private final boolean allowInsecureUrls;
+  private final ApiCaller api;
+  private final String authDescription;
+
+  private WebhookClient(Builder builder, URI baseUri) {
+    this.baseUri = baseUri;
+    this.allowInsecureUrls = builder.allowInsecureUrls;
+    HttpClient http =
+        HttpClient.newBuilder()
+            .connectTimeout(builder.connectTimeout)
+            .followRedirects(HttpClient.Redirect.NEVER)
+            .build();
+    TokenSource tokens =
+        builder.bearerToken != null
+            ? TokenSource.fixed(builder.bearerToken)
+            : TokenSource.clientCredentials(
+                builder.apiKey,
+                builder.apiSecret,
+                http,
+                baseUri,
+                builder.requestTimeout,
+                builder.clock);
+    this.authDescription = builder.bearerToken != null ? "bearer token" : "client credentials";
+    this.api =
+        new ApiCaller(
+            http,
+            baseUri,
+            builder.requestTimeout,
+            tokens,
+            builder.maxRetries,
+            builder.maxRetryWait,
+            builder.clock,
+            builder.sleeper);
+  }
+
+  /** Starts configuring a client. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Checks a consumer URL against the platform's rules (https, no port, at most 200 characters,
+   * well formed) without calling anything.
+   *
+   * @param allowInsecure permit http and ports, for local rehearsal against a simulator
+   * @throws IllegalArgumentException naming the rule the URL breaks
+   */
+  public static void checkWebhookUrl(String url, boolean allowInsecure) {
+    WebhookUrls.check(url, allowInsecure);
+  }
+
+  /**
+   * Registers a webhook ({@code POST /2/webhooks}); the platform checks the URL with a CRC at once.
+   * If the answer is lost (a 5xx, a time-out or a dropped connection), the client does not repeat
+   * the create: it lists the webhooks and returns the one with this URL if the create did happen.
+   *
+   * @throws IllegalArgumentException when the URL breaks the platform's rules
+   * @throws WebhookApiException for example {@code DuplicateUrlFailed} or {@code
+   *     CrcValidationFailed}
+   * @throws IOException when the platform cannot be reached
+   */
+  public Webhook create(String url) throws IOException {
+    WebhookUrls.check(url, allowInsecureUrls);
+    ObjectNode body = Responses.JSON.createObjectNode().put("url", url);
+    try {
+      return Responses.webhook(
+          api.call("POST", "/2/webhooks", bytes(body), ApiCaller.Repeat.UNSAFE));
+    } catch (WebhookApiException e) {
+      if (e.status() < 500) {
+        throw e;
+      }
+      return recoverLostCreate(url, e);
+    } catch (IOException e) {
+      if (Thread.currentThread().isInterrupted()) {
+        throw e;
+      }
+      return recoverLostCreate(url, e);
+    }
+  }
+
+  private Webhook recoverLostCreate(String url, IOException original) throws IOException {
+    LOG.info(
+        "the answer to creating a webhook was lost ({}); listing to see whether it was created",
+        original.getClass().getSimpleName());
+    Optional<Webhook> found;
+    try {
+      found = find(list(), url);
+    } catch (IOException listFailed) {
+      original.addSuppressed(listFailed);
+      throw original;
+    }
+    if (found.isPresent()) {
+      LOG.info("webhook {} was created despite the lost answer", found.get().id());
+      return found.get();
+    }
+    throw original;
+  }
+
+  /**
+   * Lists the application's webhooks ({@code GET /2/webhooks}); an empty list when there are none.
+   */
+  public List<Webhook> list() throws IOException {
+    return Responses.webhooks(api.call("GET", "/2/webhooks", null, ApiCaller.Repeat.SAFE));
+  }
+
+  /**
+   * Asks the platform to check the webhook again ({@code PUT /2/webhooks/{id}}), for instance after
+   * the consumer was down.
+   *
+   * @return whether the webhook is valid now
+   * @throws WebhookApiException {@code WebhookIdInvalid} or {@code CrcValidationFailed}
+   */
+  public boolean revalidate(String webhookId) throws IOException {
+    String path = "/2/webhooks/" + WebhookUrls.checkWebhookId(webhookId);
+    return Responses.validity(api.call("PUT", path, null, ApiCaller.Repeat.SAFE));
+  }
+
+  /**
+   * Removes a webhook ({@code DELETE /2/webhooks/{id}}).
+   *
+   * @return whether the platform reports it deleted
+   * @throws WebhookApiException {@code WebhookIdInvalid} when the id is unknown
+   */
+  public boolean delete(String webhookId) throws IOException {
+    String path = "/2/webhooks/" + WebhookUrls.checkWebhookId(webhookId);
+    return Responses.deleted(api.call("DELETE", path, null, ApiCaller.Repeat.SAFE));
+  }
+
+  /**
+   * Asks the platform to deliver again the events of a time window ({@code POST
+   * /2/webhooks/replay}); the window must lie within the last 24 hours and is sent to the minute,
+   * in UTC.
+   *
+   * @throws WebhookApiException {@code ReplayConflictError} when a job is already running
+   */
+  public ReplayJob replay(String webhookId, Instant from, Instant to) throws IOException {
+    WebhookUrls.checkWebhookId(webhookId);
+    Objects.requireNonNull(from, "from");
+    Objects.requireNonNull(to, "to");
+    if (!from.isBefore(to)) {
+      throw new IllegalArgumentException(
+          "replay window must start before it ends, was from " + from + " to " + to);
+    }
+    ObjectNode body =
+        Responses.JSON
+            .createObjectNode()
+            .put("webhook_id", webhookId)
+            .put("from_date", REPLAY_DATE.format(from))
+            .put("to_date", REPLAY_DATE.format(to));
+    return Responses.replayJob(
+        api.call("POST", "/2/webhooks/replay", bytes(body), ApiCaller.Repeat.UNSAFE));
+  }
+
+  /**
+   * Makes sure the URL is registered and valid, as an application does at start-up: keeps a valid
+   * webhook with this URL, revalidates an invalid one, creates it when absent, and treats {@code
+   * DuplicateUrlFailed} (another instance registered it meanwhile) as success.
+   *
+   * @return the webhook, with {@code valid} as last checked
+   * @throws WebhookApiException for example {@code CrcValidationFailed} when the consumer does not
+   *     answer
+   */
+  public Webhook ensureRegistered(String url) throws IOException {
+    WebhookUrls.check(url, allowInsecureUrls);
+    Optional<Webhook> existing = find(list(), url);
+    if (existing.isPresent()) {
+      Webhook webhook = existing.get();
+      if (webhook.valid()) {
+        return webhook;
+      }
+      LOG.info("webhook {} is registered but invalid, asking for a new check", webhook.id());
+      return webhook.withValid(revalidate(webhook.id()));
+    }
+    try {
+      return create(url);
+    } catch (WebhookApiException e) {
+      if (e.reason() != WebhookApiException.Reason.DUPLICATE_URL_FAILED) {
+        throw e;
+      }
+      Optional<Webhook> registered = find(list(), url);
+      if (registered.isPresent()) {
+        return registered.get();
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * Subscribes to activity events ({@code POST /2/activity/subscriptions}).
+   *
+   * @param eventType for example {@code post.create}
+   * @param filter for example {@code Map.of("user_id", "2244994945")} or {@code Map.of("keyword",
+   *     "x")}, with an optional {@code direction}
+   * @param tag echoed in every delivery of this subscription, or {@code null}
+   * @param webhookId the webhook to deliver to, or {@code null} for the platform's default
+   */
+  public Subscription createSubscription(
+      String eventType, Map<String, String> filter, String tag, String webhookId)
+      throws IOException {
+    if (eventType == null || eventType.isBlank()) {
+      throw new IllegalArgumentException("event type must not be empty");
+    }
+    if (filter == null || filter.isEmpty()) {
+      throw new IllegalArgumentException(
+          "subscription filter must name user_id or keyword, was empty");
+    }
+    ObjectNode body = Responses.JSON.createObjectNode().put("event_type", eventType);
+    ObjectNode filterNode = body.putObject("filter");
+    filter.forEach(filterNode::put);
+    if (tag != null) {
+      body.put("tag", tag);
+    }
+    if (webhookId != null) {
+      body.put("webhook_id", WebhookUrls.checkWebhookId(webhookId));
+    }
+    return Responses.subscription(
+        api.call("POST", "/2/activity/subscriptions", bytes(body), ApiCaller.Repeat.UNSAFE));
+  }
+
+  /** Lists the application's activity subscriptions ({@code GET /2/activity/subscriptions}). */
+  public List<Subscription> listSubscriptions() throws IOException {
+    return Responses.subscriptions(
+        api.call("GET", "/2/activity/subscriptions", null, ApiCaller.Repeat.SAFE));
+  }
+
+  /** Removes an activity subscription; returns whether the platform reports it deleted. */
+  public boolean deleteSubscription(String subscriptionId) throws IOException {
+    String path = "/2/activity/subscriptions/" + WebhookUrls.checkSubscriptionId(subscriptionId);
+    return Responses.deleted(api.call("DELETE", path, null, ApiCaller.Repeat.SAFE));
+  }
+
+  /**
+   * Invalidates the application's bearer token ({@code POST /oauth2/invalidate_token}), for
+   * instance after it leaked; the next call fetches a new one.
+   *
+   * @throws IllegalStateException when the client was given a bearer token instead of the API key
+   *     and secret
+   */
+  public void invalidateToken() throws IOException {
+    api.tokens().invalidate();
+  }
+
+  /** The platform address this client calls. */
+  public URI baseUrl() {
+    return baseUri;
+  }
+
+  @Override
+  public String toString() {
+    return "WebhookClient[baseUrl="
+        + baseUri
+        + ", auth="
+        + authDescription
+        + ", allowInsecureUrls="
+        + allowInsecureUrls
+        + "]";
+  }
+
+  private static Optional<Webhook> find(List<Webhook> webhooks, String url) {
+    return webhooks.stream().filter(w -> w.url().equals(url)).findFirst();
+  }
+
+  private static byte[] bytes(ObjectNode node) {
+    try {
+      return Responses.JSON.writeValueAsBytes(node);
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot write JSON", e);
+    }
+  }
+
+  /**
+   * Configures a {@link WebhookClient}. Required: {@link #baseUrl} and either {@link #bearerToken}
+   * or {@link #apiCredentials}.
+   */
+  public static final class Builder {
+    private URI baseUrl;
+    private String bearerToken;
+    private String apiKey;
+    private String apiSecret;
+    private boolean allowInsecureUrls;
+    private Duration connectTimeout = Duration.ofSeconds(5);
+    private Duration requestTimeout = Duration.ofSeconds(15);
+    private int maxRetries = 3;
+    private Duration maxRetryWait = Duration.ofSeconds(60);
+    private Clock clock = Clock.systemUTC();
+    private Sleeper sleeper = Sleeper.system();
+
+    private Builder() {}
+
+    /**
+     * The platform address, such as {@code https://api.example.com}. Plain http is accepted only
+     * for a loopback host (a local simulator) or with {@link #allowInsecureUrls(boolean)}, since
+     * the credentials travel with every call.
+     */
+    public Builder baseUrl(URI baseUrl) {
+      Objects.requireNonNull(baseUrl, "baseUrl");
+      String scheme =
+          baseUrl.getScheme() == null ? "" : baseUrl.getScheme().toLowerCase(Locale.ROOT);
+      if (!scheme.equals("https") && !scheme.equals("http") || baseUrl.getHost() == null) {
+        throw new IllegalArgumentException(
+            "baseUrl must be an absolute http(s) URL, was: " + baseUrl);
+      }
+      if (baseUrl.getRawQuery() != null
+          || baseUrl.getRawFragment() != null
+          || baseUrl.getRawUserInfo() != null) {
+        throw new IllegalArgumentException(
+            "baseUrl must not have user information, a query or a fragment, was: "
+                + baseUrl.getHost());
+      }
+      this.baseUrl = baseUrl;
+      return this;
     }
 
-    private final URI baseUri;
-    private final boolean allowInsecureUrls;
-    private final ApiCaller api;
-    private final String authDescription;
-
-    private WebhookClient(Builder builder, URI baseUri) {
-        this.baseUri = baseUri;
-        this.allowInsecureUrls = builder.allowInsecureUrls;
-        HttpClient http = HttpClient.newBuilder()
-                .connectTimeout(builder.connectTimeout)
-                .followRedirects(HttpClient.Redirect.NEVER)
-                .build();
-        TokenSource tokens = builder.bearerToken != null
-                ? TokenSource.fixed(builder.bearerToken)
-                : TokenSource.clientCredentials(builder.apiKey, builder.apiSecret, http, baseUri,
-                        builder.requestTimeout, builder.clock);
-        this.authDescription = builder.bearerToken != null ? "bearer token" : "client credentials";
-        this.api = new ApiCaller(http, baseUri, builder.requestTimeout, tokens, builder.maxRetries,
-                builder.maxRetryWait, builder.clock, builder.sleeper);
-    }
-
-    /** Starts configuring a client. */
-    public static Builder builder() {
-        return new Builder();
+    /** Uses this app-only bearer token as is; it cannot be renewed by the client. */
+    public Builder bearerToken(String bearerToken) {
+      if (bearerToken == null || bearerToken.isBlank()) {
+        throw new IllegalArgumentException("bearerToken must not be empty");
+      }
+      this.bearerToken = bearerToken;
+      return this;
     }
 
     /**
-     * Checks a consumer URL against the platform's rules (https, no port, at most 200 characters,
-     * well formed) without calling anything.
-     *
-     * @param allowInsecure permit http and ports, for local rehearsal against a simulator
-     * @throws IllegalArgumentException naming the rule the URL breaks
+     * Fetches the bearer token with these credentials ({@code POST /oauth2/token}) and renews it
+     * when refused.
      */
-    public static void checkWebhookUrl(String url, boolean allowInsecure) {
-        WebhookUrls.check(url, allowInsecure);
+    public Builder apiCredentials(String apiKey, String apiSecret) {
+      if (apiKey == null || apiKey.isBlank()) {
+        throw new IllegalArgumentException("apiKey must not be empty");
+      }
+      if (apiSecret == null || apiSecret.isBlank()) {
+        throw new IllegalArgumentException("apiSecret must not be empty");
+      }
+      this.apiKey = apiKey;
+      this.apiSecret = apiSecret;
+      return this;
     }
 
     /**
-     * Registers a webhook ({@code POST /2/webhooks}); the platform checks the URL with a CRC at once.
-     * If the answer is lost (a 5xx, a time-out or a dropped connection), the client does not repeat
-     * the create: it lists the webhooks and returns the one with this URL if the create did happen.
-     *
-     * @throws IllegalArgumentException when the URL breaks the platform's rules
-     * @throws WebhookApiException      for example {@code DuplicateUrlFailed} or {@code CrcValidationFailed}
-     * @throws IOException              when the platform cannot be reached
+     * Permits http and ports in webhook URLs (and an http platform address), for local rehearsal
+     * against a simulator; the real platform refuses such URLs. Default false.
      */
-    public Webhook create(String url) throws IOException {
-        WebhookUrls.check(url, allowInsecureUrls);
-        ObjectNode body = Responses.JSON.createObjectNode().put("url", url);
-        try {
-            return Responses.webhook(api.call("POST", "/2/webhooks", bytes(body), ApiCaller.Repeat.UNSAFE));
-        } catch (WebhookApiException e) {
-            if (e.status() < 500) {
-                throw e;
-            }
-            return recoverLostCreate(url, e);
-        } catch (IOException e) {
-            if (Thread.currentThread().isInterrupted()) {
-                throw e;
-            }
-            return recoverLostCreate(url, e);
-        }
+    public Builder allowInsecureUrls(boolean allowInsecureUrls) {
+      this.allowInsecureUrls = allowInsecureUrls;
+      return this;
     }
 
-    private Webhook recoverLostCreate(String url, IOException original) throws IOException {
-        LOG.info("the answer to creating a webhook was lost ({}); listing to see whether it was created",
-                original.getClass().getSimpleName());
-        Optional<Webhook> found;
-        try {
-            found = find(list(), url);
-        } catch (IOException listFailed) {
-            original.addSuppressed(listFailed);
-            throw original;
-        }
-        if (found.isPresent()) {
-            LOG.info("webhook {} was created despite the lost answer", found.get().id());
-            return found.get();
-        }
-        throw original;
-    }
-
-    /** Lists the application's webhooks ({@code GET /2/webhooks}); an empty list when there are none. */
-    public List<Webhook> list() throws IOException {
-        return Responses.webhooks(api.call("GET", "/2/webhooks", null, ApiCaller.Repeat.SAFE));
+    /** How long to wait for a connection; default 5 seconds. */
+    public Builder connectTimeout(Duration connectTimeout) {
+      this.connectTimeout = positive(connectTimeout, "connectTimeout");
+      return this;
     }
 
     /**
-     * Asks the platform to check the webhook again ({@code PUT /2/webhooks/{id}}), for instance after
-     * the consumer was down.
-     *
-     * @return whether the webhook is valid now
-     * @throws WebhookApiException {@code WebhookIdInvalid} or {@code CrcValidationFailed}
+     * How long to wait for each answer; default 15 seconds (the platform's CRC alone may take 10).
      */
-    public boolean revalidate(String webhookId) throws IOException {
-        String path = "/2/webhooks/" + WebhookUrls.checkWebhookId(webhookId);
-        return Responses.validity(api.call("PUT", path, null, ApiCaller.Repeat.SAFE));
+    public Builder requestTimeout(Duration requestTimeout) {
+      this.requestTimeout = positive(requestTimeout, "requestTimeout");
+      return this;
+    }
+
+    /** How often a 429, or a 5xx of a call safe to repeat, is retried; default 3, 0 disables. */
+    public Builder maxRetries(int maxRetries) {
+      if (maxRetries < 0 || maxRetries > 10) {
+        throw new IllegalArgumentException(
+            "maxRetries must be between 0 and 10, was " + maxRetries);
+      }
+      this.maxRetries = maxRetries;
+      return this;
     }
 
     /**
-     * Removes a webhook ({@code DELETE /2/webhooks/{id}}).
-     *
-     * @return whether the platform reports it deleted
-     * @throws WebhookApiException {@code WebhookIdInvalid} when the id is unknown
+     * The longest wait before one retry; when the platform's reset time is further away the call
+     * fails at once with {@link WebhookApiException.Reason#RATE_LIMITED}. Default 60 seconds.
      */
-    public boolean delete(String webhookId) throws IOException {
-        String path = "/2/webhooks/" + WebhookUrls.checkWebhookId(webhookId);
-        return Responses.deleted(api.call("DELETE", path, null, ApiCaller.Repeat.SAFE));
+    public Builder maxRetryWait(Duration maxRetryWait) {
+      Objects.requireNonNull(maxRetryWait, "maxRetryWait");
+      if (maxRetryWait.isNegative()) {
+        throw new IllegalArgumentException(
+            "maxRetryWait must not be negative, was " + maxRetryWait);
+      }
+      this.maxRetryWait = maxRetryWait;
+      return this;
+    }
+
+    /** The clock the rate-limit reset time is compared with; default the system clock. */
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /** How the client waits between retries; default {@link Sleeper#system()}. */
+    public Builder sleeper(Sleeper sleeper) {
+      this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
+      return this;
     }
 
     /**
-     * Asks the platform to deliver again the events of a time window ({@code POST /2/webhooks/replay});
-     * the window must lie within the last 24 hours and is sent to the minute, in UTC.
+     * Builds the client.
      *
-     * @throws WebhookApiException {@code ReplayConflictError} when a job is already running
+     * @throws IllegalStateException when the base URL or the credentials are missing, both a token
+     *     and credentials are given, or http is used for a remote platform
      */
-    public ReplayJob replay(String webhookId, Instant from, Instant to) throws IOException {
-        WebhookUrls.checkWebhookId(webhookId);
-        Objects.requireNonNull(from, "from");
-        Objects.requireNonNull(to, "to");
-        if (!from.isBefore(to)) {
-            throw new IllegalArgumentException("replay window must start before it ends, was from " + from
-                    + " to " + to);
-        }
-        ObjectNode body = Responses.JSON.createObjectNode()
-                .put("webhook_id", webhookId)
-                .put("from_date", REPLAY_DATE.format(from))
-                .put("to_date", REPLAY_DATE.format(to));
-        return Responses.replayJob(api.call("POST", "/2/webhooks/replay", bytes(body), ApiCaller.Repeat.UNSAFE));
+    public WebhookClient build() {
+      if (baseUrl == null) {
+        throw new IllegalStateException("baseUrl is required");
+      }
+      if (bearerToken == null && apiKey == null) {
+        throw new IllegalStateException("either bearerToken or apiCredentials is required");
+      }
+      if (bearerToken != null && apiKey != null) {
+        throw new IllegalStateException("give either bearerToken or apiCredentials, not both");
+      }
+      if (baseUrl.getScheme().equalsIgnoreCase("http")
+          && !allowInsecureUrls
+          && !isLoopback(baseUrl.getHost())) {
+        throw new IllegalStateException(
+            "baseUrl must use https for a remote platform, was http://"
+                + baseUrl.getHost()
+                + " (allowInsecureUrls(true) permits it)");
+      }
+      return new WebhookClient(this, normalized(baseUrl));
     }
 
     /**
-     * Makes sure the URL is registered and valid, as an application does at start-up: keeps a valid
-     * webhook with this URL, revalidates an invalid one, creates it when absent, and treats
-     * {@code DuplicateUrlFailed} (another instance registered it meanwhile) as success.
-     *
-     * @return the webhook, with {@code valid} as last checked
-     * @throws WebhookApiException for example {@code CrcValidationFailed} when the consumer does not answer
+     * Without trailing slashes, so call paths are appended (a path prefix such as {@code /api} is
+     * kept).
      */
-    public Webhook ensureRegistered(String url) throws IOException {
-        WebhookUrls.check(url, allowInsecureUrls);
-        Optional<Webhook> existing = find(list(), url);
-        if (existing.isPresent()) {
-            Webhook webhook = existing.get();
-            if (webhook.valid()) {
-                return webhook;
-            }
-            LOG.info("webhook {} is registered but invalid, asking for a new check", webhook.id());
-            return webhook.withValid(revalidate(webhook.id()));
-        }
-        try {
-            return create(url);
-        } catch (WebhookApiException e) {
-            if (e.reason() != WebhookApiException.Reason.DUPLICATE_URL_FAILED) {
-                throw e;
-            }
-            Optional<Webhook> registered = find(list(), url);
-            if (registered.isPresent()) {
-                return registered.get();
-            }
-            throw e;
-        }
+    private static URI normalized(URI uri) {
+      String text = uri.toString();
+      while (text.endsWith("/")) {
+        text = text.substring(0, text.length() - 1);
+      }
+      return URI.create(text);
     }
 
-    /**
-     * Subscribes to activity events ({@code POST /2/activity/subscriptions}).
-     *
-     * @param eventType for example {@code post.create}
-     * @param filter    for example {@code Map.of("user_id", "2244994945")} or {@code Map.of("keyword", "x")},
-     *                  with an optional {@code direction}
-     * @param tag       echoed in every delivery of this subscription, or {@code null}
-     * @param webhookId the webhook to deliver to, or {@code null} for the platform's default
-     */
-    public Subscription createSubscription(String eventType, Map<String, String> filter, String tag,
-            String webhookId) throws IOException {
-        if (eventType == null || eventType.isBlank()) {
-            throw new IllegalArgumentException("event type must not be empty");
-        }
-        if (filter == null || filter.isEmpty()) {
-            throw new IllegalArgumentException("subscription filter must name user_id or keyword, was empty");
-        }
-        ObjectNode body = Responses.JSON.createObjectNode().put("event_type", eventType);
-        ObjectNode filterNode = body.putObject("filter");
-        filter.forEach(filterNode::put);
-        if (tag != null) {
-            body.put("tag", tag);
-        }
-        if (webhookId != null) {
-            body.put("webhook_id", WebhookUrls.checkWebhookId(webhookId));
-        }
-        return Responses.subscription(
-                api.call("POST", "/2/activity/subscriptions", bytes(body), ApiCaller.Repeat.UNSAFE));
+    private static boolean isLoopback(String host) {
+      if (host.equalsIgnoreCase("localhost")) {
+        return true;
+      }
+      if (!host.matches("[0-9.]+|\\[?[0-9a-fA-F:]+]?")) {
+        return false;
+      }
+      try {
+        return InetAddress.getByName(host).isLoopbackAddress();
+      } catch (UnknownHostException e) {
+        return false;
+      }
     }
 
-    /** Lists the application's activity subscriptions ({@code GET /2/activity/subscriptions}). */
-    public List<Subscription> listSubscriptions() throws IOException {
-        return Responses.subscriptions(api.call("GET", "/2/activity/subscriptions", null, ApiCaller.Repeat.SAFE));
-    }
-
-    /** Removes an activity subscription; returns whether the platform reports it deleted. */
-    public boolean deleteSubscription(String subscriptionId) throws IOException {
-        String path = "/2/activity/subscriptions/" + WebhookUrls.checkSubscriptionId(subscriptionId);
-        return Responses.deleted(api.call("DELETE", path, null, ApiCaller.Repeat.SAFE));
-    }
-
-    /**
-     * Invalidates the application's bearer token ({@code POST /oauth2/invalidate_token}), for instance
-     * after it leaked; the next call fetches a new one.
-     *
-     * @throws IllegalStateException when the client was given a bearer token instead of the API key and secret
-     */
-    public void invalidateToken() throws IOException {
-        api.tokens().invalidate();
-    }
-
-    /** The platform address this client calls. */
-    public URI baseUrl() {
-        return baseUri;
+    private static Duration positive(Duration value, String name) {
+      Objects.requireNonNull(value, name);
+      if (value.isZero() || value.isNegative()) {
+        throw new IllegalArgumentException(name + " must be positive, was " + value);
+      }
+      return value;
     }
 
     @Override
     public String toString() {
-        return "WebhookClient[baseUrl=" + baseUri + ", auth=" + authDescription
-                + ", allowInsecureUrls=" + allowInsecureUrls + "]";
+      return "WebhookClient.Builder[baseUrl="
+          + baseUrl
+          + ", auth="
+          + (bearerToken != null ? "bearer token" : apiKey != null ? "client credentials" : "none")
+          + "]";
     }
-
-    private static Optional<Webhook> find(List<Webhook> webhooks, String url) {
-        return webhooks.stream().filter(w -> w.url().equals(url)).findFirst();
-    }
-
-    private static byte[] bytes(ObjectNode node) {
-        try {
-            return Responses.JSON.writeValueAsBytes(node);
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot write JSON", e);
-        }
-    }
-
-    /**
-     * Configures a {@link WebhookClient}. Required: {@link #baseUrl} and either {@link #bearerToken} or
-     * {@link #apiCredentials}.
-     */
-    public static final class Builder {
-        private URI baseUrl;
-        private String bearerToken;
-        private String apiKey;
-        private String apiSecret;
-        private boolean allowInsecureUrls;
-        private Duration connectTimeout = Duration.ofSeconds(5);
-        private Duration requestTimeout = Duration.ofSeconds(15);
-        private int maxRetries = 3;
-        private Duration maxRetryWait = Duration.ofSeconds(60);
-        private Clock clock = Clock.systemUTC();
-        private Sleeper sleeper = Sleeper.system();
-
-        private Builder() {
-        }
-
-        /**
-         * The platform address, such as {@code https://api.example.com}. Plain http is accepted only
-         * for a loopback host (a local simulator) or with {@link #allowInsecureUrls(boolean)}, since the
-         * credentials travel with every call.
-         */
-        public Builder baseUrl(URI baseUrl) {
-            Objects.requireNonNull(baseUrl, "baseUrl");
-            String scheme = baseUrl.getScheme() == null ? "" : baseUrl.getScheme().toLowerCase(Locale.ROOT);
-            if (!scheme.equals("https") && !scheme.equals("http") || baseUrl.getHost() == null) {
-                throw new IllegalArgumentException("baseUrl must be an absolute http(s) URL, was: " + baseUrl);
-            }
-            if (baseUrl.getRawQuery() != null || baseUrl.getRawFragment() != null
-                    || baseUrl.getRawUserInfo() != null) {
-                throw new IllegalArgumentException(
-                        "baseUrl must not have user information, a query or a fragment, was: " + baseUrl.getHost());
-            }
-            this.baseUrl = baseUrl;
-            return this;
-        }
-
-        /** Uses this app-only bearer token as is; it cannot be renewed by the client. */
-        public Builder bearerToken(String bearerToken) {
-            if (bearerToken == null || bearerToken.isBlank()) {
-                throw new IllegalArgumentException("bearerToken must not be empty");
-            }
-            this.bearerToken = bearerToken;
-            return this;
-        }
-
-        /** Fetches the bearer token with these credentials ({@code POST /oauth2/token}) and renews it when refused. */
-        public Builder apiCredentials(String apiKey, String apiSecret) {
-            if (apiKey == null || apiKey.isBlank()) {
-                throw new IllegalArgumentException("apiKey must not be empty");
-            }
-            if (apiSecret == null || apiSecret.isBlank()) {
-                throw new IllegalArgumentException("apiSecret must not be empty");
-            }
-            this.apiKey = apiKey;
-            this.apiSecret = apiSecret;
-            return this;
-        }
-
-        /**
-         * Permits http and ports in webhook URLs (and an http platform address), for local rehearsal
-         * against a simulator; the real platform refuses such URLs. Default false.
-         */
-        public Builder allowInsecureUrls(boolean allowInsecureUrls) {
-            this.allowInsecureUrls = allowInsecureUrls;
-            return this;
-        }
-
-        /** How long to wait for a connection; default 5 seconds. */
-        public Builder connectTimeout(Duration connectTimeout) {
-            this.connectTimeout = positive(connectTimeout, "connectTimeout");
-            return this;
-        }
-
-        /** How long to wait for each answer; default 15 seconds (the platform's CRC alone may take 10). */
-        public Builder requestTimeout(Duration requestTimeout) {
-            this.requestTimeout = positive(requestTimeout, "requestTimeout");
-            return this;
-        }
-
-        /** How often a 429, or a 5xx of a call safe to repeat, is retried; default 3, 0 disables. */
-        public Builder maxRetries(int maxRetries) {
-            if (maxRetries < 0 || maxRetries > 10) {
-                throw new IllegalArgumentException("maxRetries must be between 0 and 10, was " + maxRetries);
-            }
-            this.maxRetries = maxRetries;
-            return this;
-        }
-
-        /**
-         * The longest wait before one retry; when the platform's reset time is further away the call
-         * fails at once with {@link WebhookApiException.Reason#RATE_LIMITED}. Default 60 seconds.
-         */
-        public Builder maxRetryWait(Duration maxRetryWait) {
-            Objects.requireNonNull(maxRetryWait, "maxRetryWait");
-            if (maxRetryWait.isNegative()) {
-                throw new IllegalArgumentException("maxRetryWait must not be negative, was " + maxRetryWait);
-            }
-            this.maxRetryWait = maxRetryWait;
-            return this;
-        }
-
-        /** The clock the rate-limit reset time is compared with; default the system clock. */
-        public Builder clock(Clock clock) {
-            this.clock = Objects.requireNonNull(clock, "clock");
-            return this;
-        }
-
-        /** How the client waits between retries; default {@link Sleeper#system()}. */
-        public Builder sleeper(Sleeper sleeper) {
-            this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
-            return this;
-        }
-
-        /**
-         * Builds the client.
-         *
-         * @throws IllegalStateException when the base URL or the credentials are missing, both a token
-         *                               and credentials are given, or http is used for a remote platform
-         */
-        public WebhookClient build() {
-            if (baseUrl == null) {
-                throw new IllegalStateException("baseUrl is required");
-            }
-            if (bearerToken == null && apiKey == null) {
-                throw new IllegalStateException("either bearerToken or apiCredentials is required");
-            }
-            if (bearerToken != null && apiKey != null) {
-                throw new IllegalStateException("give either bearerToken or apiCredentials, not both");
-            }
-            if (baseUrl.getScheme().equalsIgnoreCase("http") && !allowInsecureUrls && !isLoopback(baseUrl.getHost())) {
-                throw new IllegalStateException("baseUrl must use https for a remote platform, was http://"
-                        + baseUrl.getHost() + " (allowInsecureUrls(true) permits it)");
-            }
-            return new WebhookClient(this, normalized(baseUrl));
-        }
-
-        /** Without trailing slashes, so call paths are appended (a path prefix such as {@code /api} is kept). */
-        private static URI normalized(URI uri) {
-            String text = uri.toString();
-            while (text.endsWith("/")) {
-                text = text.substring(0, text.length() - 1);
-            }
-            return URI.create(text);
-        }
-
-        private static boolean isLoopback(String host) {
-            if (host.equalsIgnoreCase("localhost")) {
-                return true;
-            }
-            if (!host.matches("[0-9.]+|\\[?[0-9a-fA-F:]+]?")) {
-                return false;
-            }
-            try {
-                return InetAddress.getByName(host).isLoopbackAddress();
-            } catch (UnknownHostException e) {
-                return false;
-            }
-        }
-
-        private static Duration positive(Duration value, String name) {
-            Objects.requireNonNull(value, name);
-            if (value.isZero() || value.isNegative()) {
-                throw new IllegalArgumentException(name + " must be positive, was " + value);
-            }
-            return value;
-        }
-
-        @Override
-        public String toString() {
-            return "WebhookClient.Builder[baseUrl=" + baseUrl + ", auth="
-                    + (bearerToken != null ? "bearer token" : apiKey != null ? "client credentials" : "none") + "]";
-        }
-    }
+  }
 }

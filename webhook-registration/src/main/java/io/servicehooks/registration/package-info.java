@@ -1,9 +1,10 @@
 /**
  * Registration with the platform: {@link io.servicehooks.registration.WebhookClient} registers,
  * lists, revalidates, deletes and replays webhooks and manages activity subscriptions, holding the
- * app-only bearer token. Results are immutable records ({@link io.servicehooks.registration.Webhook},
- * {@link io.servicehooks.registration.ReplayJob}, {@link io.servicehooks.registration.Subscription});
- * the platform's refusals are {@link io.servicehooks.registration.WebhookApiException}s, network
- * failures plain {@code IOException}s. Everything else in the package is internal.
+ * app-only bearer token. Results are immutable records ({@link
+ * io.servicehooks.registration.Webhook}, {@link io.servicehooks.registration.ReplayJob}, {@link
+ * io.servicehooks.registration.Subscription}); the platform's refusals are {@link
+ * io.servicehooks.registration.WebhookApiException}s, network failures plain {@code IOException}s.
+ * Everything else in the package is internal.
  */
 package io.servicehooks.registration;

@@ -12,35 +12,35 @@ import java.util.concurrent.atomic.AtomicReference;
 /** A clock that moves only when the client "sleeps", so retry tests never wait for real. */
 final class FakeTime extends Clock implements WebhookClient.Sleeper {
 
-    private final AtomicReference<Instant> now;
-    private final List<Duration> sleeps = new CopyOnWriteArrayList<>();
+  private final AtomicReference<Instant> now;
+  private final List<Duration> sleeps = new CopyOnWriteArrayList<>();
 
-    FakeTime(Instant start) {
-        this.now = new AtomicReference<>(start);
-    }
+  FakeTime(Instant start) {
+    this.now = new AtomicReference<>(start);
+  }
 
-    @Override
-    public void sleep(Duration duration) {
-        sleeps.add(duration);
-        now.updateAndGet(t -> t.plus(duration));
-    }
+  @Override
+  public void sleep(Duration duration) {
+    sleeps.add(duration);
+    now.updateAndGet(t -> t.plus(duration));
+  }
 
-    List<Duration> sleeps() {
-        return List.copyOf(sleeps);
-    }
+  List<Duration> sleeps() {
+    return List.copyOf(sleeps);
+  }
 
-    @Override
-    public Instant instant() {
-        return now.get();
-    }
+  @Override
+  public Instant instant() {
+    return now.get();
+  }
 
-    @Override
-    public ZoneId getZone() {
-        return ZoneOffset.UTC;
-    }
+  @Override
+  public ZoneId getZone() {
+    return ZoneOffset.UTC;
+  }
 
-    @Override
-    public Clock withZone(ZoneId zone) {
-        return this;
-    }
+  @Override
+  public Clock withZone(ZoneId zone) {
+    return this;
+  }
 }

@@ -29,7 +29,8 @@ final class ListenerMethods {
   private ListenerMethods() {}
 
   /** Adds every annotated method of every singleton bean to {@code builder}. */
-  static void register(ConfigurableListableBeanFactory beanFactory, WebhookConsumer.Builder builder) {
+  static void register(
+      ConfigurableListableBeanFactory beanFactory, WebhookConsumer.Builder builder) {
     for (String name : beanFactory.getBeanNamesForType(Object.class, false, false)) {
       if (ScopedProxyUtils.isScopedTarget(name)) {
         continue;
@@ -42,7 +43,8 @@ final class ListenerMethods {
           MethodIntrospector.selectMethods(
               type,
               (MethodIntrospector.MetadataLookup<WebhookListener>)
-                  method -> AnnotatedElementUtils.findMergedAnnotation(method, WebhookListener.class));
+                  method ->
+                      AnnotatedElementUtils.findMergedAnnotation(method, WebhookListener.class));
       if (methods.isEmpty()) {
         continue;
       }
@@ -54,7 +56,9 @@ final class ListenerMethods {
 
   /** The patterns of an annotation, or every event when it names none. */
   static List<String> patterns(WebhookListener annotation) {
-    return annotation == null || annotation.value().length == 0 ? List.of("*") : Arrays.asList(annotation.value());
+    return annotation == null || annotation.value().length == 0
+        ? List.of("*")
+        : Arrays.asList(annotation.value());
   }
 
   private static Class<?> targetType(ConfigurableListableBeanFactory beanFactory, String name) {
@@ -78,12 +82,16 @@ final class ListenerMethods {
     }
     if (problem != null) {
       throw new IllegalStateException(
-          "Invalid @WebhookListener method " + describe(method) + ": " + problem
+          "Invalid @WebhookListener method "
+              + describe(method)
+              + ": "
+              + problem
               + " (the WebhookEvent, or a type its payload maps to)");
     }
   }
 
-  private static void add(WebhookConsumer.Builder builder, Object bean, Method method, WebhookListener annotation) {
+  private static void add(
+      WebhookConsumer.Builder builder, Object bean, Method method, WebhookListener annotation) {
     Method invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
     ReflectionUtils.makeAccessible(invocable);
     try {
@@ -119,7 +127,8 @@ final class ListenerMethods {
 
     @Override
     public void onEvent(WebhookEvent event) throws Exception {
-      Object argument = parameterType == WebhookEvent.class ? event : event.payloadAs(parameterType);
+      Object argument =
+          parameterType == WebhookEvent.class ? event : event.payloadAs(parameterType);
       try {
         method.invoke(bean, argument);
       } catch (InvocationTargetException e) {

@@ -10,18 +10,22 @@ import org.springframework.context.annotation.ConditionContext;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
- * Matches when at least one non-blank consumer secret is configured, whether as a
- * comma-separated value or as an indexed list (which a plain property condition would miss).
+ * Matches when at least one non-blank consumer secret is configured, whether as a comma-separated
+ * value or as an indexed list (which a plain property condition would miss).
  */
 final class OnConsumerSecretCondition extends SpringBootCondition {
 
   static final String PROPERTY = "servicehooks.webhook.consumer-secrets";
 
   @Override
-  public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
-    ConditionMessage.Builder message = ConditionMessage.forCondition("servicehooks consumer secret");
+  public ConditionOutcome getMatchOutcome(
+      ConditionContext context, AnnotatedTypeMetadata metadata) {
+    ConditionMessage.Builder message =
+        ConditionMessage.forCondition("servicehooks consumer secret");
     List<String> secrets =
-        Binder.get(context.getEnvironment()).bind(PROPERTY, Bindable.listOf(String.class)).orElse(List.of());
+        Binder.get(context.getEnvironment())
+            .bind(PROPERTY, Bindable.listOf(String.class))
+            .orElse(List.of());
     if (secrets.stream().anyMatch(s -> s != null && !s.isBlank())) {
       return ConditionOutcome.match(message.found("property").items(PROPERTY));
     }

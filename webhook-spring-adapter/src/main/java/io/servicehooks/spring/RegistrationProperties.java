@@ -4,18 +4,18 @@ import java.net.URI;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
- * The {@code servicehooks.registration.*} settings: when {@code public-url} is set (and
- * {@code webhook-registration} is on the classpath), the application makes sure that URL is
- * registered with the platform once it is ready. The credentials never come from here: they are
- * read from the process environment, {@code SERVICE_BEARER_TOKEN} or {@code SERVICE_API_KEY} and
- * {@code SERVICE_API_SECRET}.
+ * The {@code servicehooks.registration.*} settings: when {@code public-url} is set (and {@code
+ * webhook-registration} is on the classpath), the application makes sure that URL is registered
+ * with the platform once it is ready. The credentials never come from here: they are read from the
+ * process environment, {@code SERVICE_BEARER_TOKEN} or {@code SERVICE_API_KEY} and {@code
+ * SERVICE_API_SECRET}.
  */
 @ConfigurationProperties("servicehooks.registration")
 public class RegistrationProperties {
 
   /**
-   * The public URL of this application's webhook endpoint, as the platform calls it. Resolved
-   * when the application is ready, so it may name ${local.server.port} for local rehearsal.
+   * The public URL of this application's webhook endpoint, as the platform calls it. Resolved when
+   * the application is ready, so it may name ${local.server.port} for local rehearsal.
    */
   private String publicUrl;
 
@@ -23,8 +23,8 @@ public class RegistrationProperties {
   private URI baseUrl;
 
   /**
-   * Permit http and ports in the public URL (and an http platform address), for rehearsal
-   * against a local simulator; the real platform refuses such URLs.
+   * Permit http and ports in the public URL (and an http platform address), for rehearsal against a
+   * local simulator; the real platform refuses such URLs.
    */
   private boolean allowInsecureUrl;
 
@@ -54,7 +54,12 @@ public class RegistrationProperties {
 
   @Override
   public String toString() {
-    return "RegistrationProperties[publicUrl=" + publicUrl + ", baseUrl=" + baseUrl
-        + ", allowInsecureUrl=" + allowInsecureUrl + "]";
+    return "RegistrationProperties[publicUrl="
+        + publicUrl
+        + ", baseUrl="
+        + baseUrl
+        + ", allowInsecureUrl="
+        + allowInsecureUrl
+        + "]";
   }
 }

@@ -27,8 +27,8 @@ import org.springframework.core.env.StandardEnvironment;
 
 /**
  * Auto-configuration of a webhook endpoint in a Spring Boot servlet application: a {@link
- * WebhookConsumer} built from the {@code servicehooks.webhook.*} properties, the listener beans
- * and the {@link WebhookListener @WebhookListener} methods, served by a servlet at {@code
+ * WebhookConsumer} built from the {@code servicehooks.webhook.*} properties, the listener beans and
+ * the {@link WebhookListener @WebhookListener} methods, served by a servlet at {@code
  * servicehooks.webhook.path}; metrics in the application's {@link MeterRegistry}, a {@code webhook}
  * health indicator, and, with {@code servicehooks.registration.public-url}, registration of the
  * webhook once the application is ready.
@@ -46,8 +46,8 @@ public class WebhookAutoConfiguration {
 
   /**
    * The consumer: properties first, then the {@link ErrorHandler} and {@link Deduplicator} beans,
-   * the beans implementing the core listener interface, the annotated methods, and last the
-   * {@link WebhookConsumerCustomizer}s, so that they may override any of it.
+   * the beans implementing the core listener interface, the annotated methods, and last the {@link
+   * WebhookConsumerCustomizer}s, so that they may override any of it.
    */
   @Bean
   @ConditionalOnMissingBean
@@ -62,7 +62,8 @@ public class WebhookAutoConfiguration {
     long maxBody = properties.getMaxBodySize().toBytes();
     if (maxBody > Integer.MAX_VALUE) {
       throw new IllegalStateException(
-          "servicehooks.webhook.max-body-size must be at most 2 GB, was " + properties.getMaxBodySize());
+          "servicehooks.webhook.max-body-size must be at most 2 GB, was "
+              + properties.getMaxBodySize());
     }
     WebhookConsumer.Builder builder =
         WebhookConsumer.builder()
@@ -96,13 +97,19 @@ public class WebhookAutoConfiguration {
 
   private static List<String> typesOf(io.servicehooks.core.WebhookListener listener) {
     return ListenerMethods.patterns(
-        AnnotatedElementUtils.findMergedAnnotation(AopUtils.getTargetClass(listener), WebhookListener.class));
+        AnnotatedElementUtils.findMergedAnnotation(
+            AopUtils.getTargetClass(listener), WebhookListener.class));
   }
 
   static String checkedPath(String path) {
-    if (path == null || !path.startsWith("/") || path.contains("*") || path.contains("?") || path.contains("#")) {
+    if (path == null
+        || !path.startsWith("/")
+        || path.contains("*")
+        || path.contains("?")
+        || path.contains("#")) {
       throw new IllegalStateException(
-          "servicehooks.webhook.path must be a plain path starting with '/', such as /webhooks, was: " + path);
+          "servicehooks.webhook.path must be a plain path starting with '/', such as /webhooks, was: "
+              + path);
     }
     return path;
   }
@@ -128,7 +135,8 @@ public class WebhookAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean(name = "webhookHealthIndicator")
     HealthIndicator webhookHealthIndicator(WebhookProperties properties) {
-      return new WebhookHealthIndicator(properties.getPath(), properties.getAcknowledgement().getMode());
+      return new WebhookHealthIndicator(
+          properties.getPath(), properties.getAcknowledgement().getMode());
     }
   }
 
@@ -149,7 +157,8 @@ public class WebhookAutoConfiguration {
      */
     @Bean
     @ConditionalOnMissingBean
-    WebhookClient webhookClient(RegistrationProperties properties, ConfigurableEnvironment environment) {
+    WebhookClient webhookClient(
+        RegistrationProperties properties, ConfigurableEnvironment environment) {
       if (properties.getBaseUrl() == null) {
         throw new IllegalStateException(
             "servicehooks.registration.base-url is required when servicehooks.registration.public-url is set");
@@ -159,7 +168,9 @@ public class WebhookAutoConfiguration {
               .baseUrl(properties.getBaseUrl())
               .allowInsecureUrls(properties.isAllowInsecureUrl());
       PropertySource<?> env =
-          environment.getPropertySources().get(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME);
+          environment
+              .getPropertySources()
+              .get(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME);
       String token = variable(env, BEARER_TOKEN);
       String key = variable(env, API_KEY);
       String secret = variable(env, API_SECRET);
@@ -169,8 +180,12 @@ public class WebhookAutoConfiguration {
         builder.apiCredentials(key, secret);
       } else {
         throw new IllegalStateException(
-            "servicehooks.registration.public-url is set but the environment has neither " + BEARER_TOKEN
-                + " nor both " + API_KEY + " and " + API_SECRET);
+            "servicehooks.registration.public-url is set but the environment has neither "
+                + BEARER_TOKEN
+                + " nor both "
+                + API_KEY
+                + " and "
+                + API_SECRET);
       }
       return builder.build();
     }
@@ -178,7 +193,9 @@ public class WebhookAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     WebhookRegistrar webhookRegistrar(
-        WebhookClient client, RegistrationProperties properties, ConfigurableEnvironment environment) {
+        WebhookClient client,
+        RegistrationProperties properties,
+        ConfigurableEnvironment environment) {
       return new WebhookRegistrar(client, properties.getPublicUrl(), environment);
     }
 

@@ -64,9 +64,19 @@ public class WebhookProperties {
   @Override
   public String toString() {
     // Never the secrets themselves.
-    return "WebhookProperties[consumerSecrets=" + (consumerSecrets == null ? 0 : consumerSecrets.size())
-        + ", path=" + path + ", maxBodySize=" + maxBodySize + ", dedupWindow=" + dedup.window
-        + ", dedupMaxEntries=" + dedup.maxEntries + ", acknowledgement=" + acknowledgement.mode + "]";
+    return "WebhookProperties[consumerSecrets="
+        + (consumerSecrets == null ? 0 : consumerSecrets.size())
+        + ", path="
+        + path
+        + ", maxBodySize="
+        + maxBodySize
+        + ", dedupWindow="
+        + dedup.window
+        + ", dedupMaxEntries="
+        + dedup.maxEntries
+        + ", acknowledgement="
+        + acknowledgement.mode
+        + "]";
   }
 
   /** How long and how many handled event ids the in-memory dedup store remembers. */
@@ -102,7 +112,8 @@ public class WebhookProperties {
      * SYNCHRONOUS answers after the listeners ran (500 when one threw, so the platform retries);
      * ASYNCHRONOUS answers once the events are queued and runs listeners on the consumer's threads.
      */
-    private io.servicehooks.core.Acknowledgement mode = io.servicehooks.core.Acknowledgement.SYNCHRONOUS;
+    private io.servicehooks.core.Acknowledgement mode =
+        io.servicehooks.core.Acknowledgement.SYNCHRONOUS;
 
     /** Asynchronous mode: how many deliveries may wait; past it deliveries are answered 503. */
     private int queueCapacity = 10_000;

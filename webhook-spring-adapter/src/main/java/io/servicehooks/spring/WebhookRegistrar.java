@@ -14,9 +14,9 @@ import org.springframework.core.env.Environment;
 
 /**
  * Once the application is ready (its endpoint answers CRC checks), makes sure the public URL is
- * registered with the platform, on a thread of its own so that a slow platform never holds up
- * the application. The outcome is logged; a failure never stops the application, which keeps
- * serving deliveries for a webhook registered by other means.
+ * registered with the platform, on a thread of its own so that a slow platform never holds up the
+ * application. The outcome is logged; a failure never stops the application, which keeps serving
+ * deliveries for a webhook registered by other means.
  */
 final class WebhookRegistrar implements ApplicationListener<ApplicationReadyEvent> {
 
@@ -56,7 +56,8 @@ final class WebhookRegistrar implements ApplicationListener<ApplicationReadyEven
       // Resolved now, so that ${local.server.port} names the port actually bound.
       url = environment.resolveRequiredPlaceholders(publicUrl);
     } catch (IllegalArgumentException unresolved) {
-      log.error("Webhook not registered: servicehooks.registration.public-url cannot be resolved: {}",
+      log.error(
+          "Webhook not registered: servicehooks.registration.public-url cannot be resolved: {}",
           unresolved.getMessage());
       outcome.completeExceptionally(unresolved);
       return;
@@ -66,14 +67,25 @@ final class WebhookRegistrar implements ApplicationListener<ApplicationReadyEven
       if (webhook.valid()) {
         log.info("Webhook {} registered for {} and valid", webhook.id(), url);
       } else {
-        log.warn("Webhook {} registered for {} but not valid: the platform's CRC check failed", webhook.id(), url);
+        log.warn(
+            "Webhook {} registered for {} but not valid: the platform's CRC check failed",
+            webhook.id(),
+            url);
       }
       outcome.complete(webhook);
     } catch (WebhookApiException e) {
-      log.warn("Webhook not registered for {}: the platform answered {}: {}", url, e.status(), e.getMessage());
+      log.warn(
+          "Webhook not registered for {}: the platform answered {}: {}",
+          url,
+          e.status(),
+          e.getMessage());
       outcome.completeExceptionally(e);
     } catch (IOException e) {
-      log.warn("Webhook not registered for {}: the platform at {} cannot be reached ({})", url, client.baseUrl(), e.toString());
+      log.warn(
+          "Webhook not registered for {}: the platform at {} cannot be reached ({})",
+          url,
+          client.baseUrl(),
+          e.toString());
       outcome.completeExceptionally(e);
     } catch (RuntimeException e) {
       log.warn("Webhook not registered for {}: {}", url, e.toString());

@@ -36,11 +36,18 @@ final class WebhookServlet extends HttpServlet {
   }
 
   @Override
-  protected void service(HttpServletRequest request, HttpServletResponse response) throws IOException {
+  protected void service(HttpServletRequest request, HttpServletResponse response)
+      throws IOException {
     WebhookConsumer consumer = consumer();
     if (!"POST".equals(request.getMethod())) {
       // CRC checks and refused methods: the core answers without a body.
-      write(response, consumer.handle(new WebhookRequest(request.getMethod(), request.getQueryString(), headers(request), null)).join());
+      write(
+          response,
+          consumer
+              .handle(
+                  new WebhookRequest(
+                      request.getMethod(), request.getQueryString(), headers(request), null))
+              .join());
       return;
     }
     int limit = consumer.maxBodyBytes();
@@ -55,7 +62,10 @@ final class WebhookServlet extends HttpServlet {
       return;
     }
     // In synchronous mode the listeners run here, on the container's thread, which may block.
-    WebhookResponse answer = consumer.handle(new WebhookRequest("POST", request.getQueryString(), headers(request), body)).join();
+    WebhookResponse answer =
+        consumer
+            .handle(new WebhookRequest("POST", request.getQueryString(), headers(request), body))
+            .join();
     write(response, answer);
   }
 
@@ -65,7 +75,8 @@ final class WebhookServlet extends HttpServlet {
    * wrapper, so its cache then holds the whole body and is longer than what was left to read here.
    */
   private static byte[] bodyCachedByFilter(HttpServletRequest request, byte[] read) {
-    ContentCachingRequestWrapper caching = WebUtils.getNativeRequest(request, ContentCachingRequestWrapper.class);
+    ContentCachingRequestWrapper caching =
+        WebUtils.getNativeRequest(request, ContentCachingRequestWrapper.class);
     if (caching == null) {
       return read;
     }
@@ -79,13 +90,15 @@ final class WebhookServlet extends HttpServlet {
     return signature == null ? Map.of() : Map.of(WebhookRequest.SIGNATURE_HEADER, signature);
   }
 
-  private static void tooLarge(HttpServletResponse response, WebhookConsumer consumer) throws IOException {
+  private static void tooLarge(HttpServletResponse response, WebhookConsumer consumer)
+      throws IOException {
     // The rest of the body is never read: the connection cannot be reused.
     response.setHeader("Connection", "close");
     write(response, consumer.payloadTooLarge());
   }
 
-  private static void write(HttpServletResponse response, WebhookResponse answer) throws IOException {
+  private static void write(HttpServletResponse response, WebhookResponse answer)
+      throws IOException {
     response.setStatus(answer.status());
     answer.headers().forEach(response::setHeader);
     response.setContentLength(answer.body().length);

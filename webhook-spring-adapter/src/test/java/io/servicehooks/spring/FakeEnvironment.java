@@ -7,7 +7,8 @@ import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 /** Stands in for the process environment, which a test cannot set. */
-final class FakeEnvironment implements ApplicationContextInitializer<ConfigurableApplicationContext> {
+final class FakeEnvironment
+    implements ApplicationContextInitializer<ConfigurableApplicationContext> {
 
   private final Map<String, Object> variables;
 

@@ -53,22 +53,26 @@ final class WebhookAutoConfigurationTest {
 
   @Test
   void consumerSecret_missing_nothingConfigured() {
-    runner.run(context -> assertThat(context)
-        .hasNotFailed()
-        .doesNotHaveBean(WebhookConsumer.class)
-        .doesNotHaveBean(ServletRegistrationBean.class)
-        .doesNotHaveBean(WebhookProperties.class));
+    runner.run(
+        context ->
+            assertThat(context)
+                .hasNotFailed()
+                .doesNotHaveBean(WebhookConsumer.class)
+                .doesNotHaveBean(ServletRegistrationBean.class)
+                .doesNotHaveBean(WebhookProperties.class));
   }
 
   @Test
   void consumerSecret_blank_nothingConfigured() {
-    runner.withPropertyValues("servicehooks.webhook.consumer-secrets= ")
+    runner
+        .withPropertyValues("servicehooks.webhook.consumer-secrets= ")
         .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(WebhookConsumer.class));
   }
 
   @Test
   void consumerSecret_asIndexedList_configured() {
-    runner.withPropertyValues("servicehooks.webhook.consumer-secrets[0]=" + SECRET)
+    runner
+        .withPropertyValues("servicehooks.webhook.consumer-secrets[0]=" + SECRET)
         .run(context -> assertThat(context).hasSingleBean(WebhookConsumer.class));
   }
 
@@ -92,24 +96,27 @@ final class WebhookAutoConfigurationTest {
 
   @Test
   void properties_defaults_matchTheCore() {
-    configured.run(context -> {
-      WebhookProperties properties = context.getBean(WebhookProperties.class);
-      assertThat(properties.getConsumerSecrets()).containsExactly(SECRET);
-      assertThat(properties.getPath()).isEqualTo("/webhooks");
-      assertThat(properties.getMaxBodySize()).isEqualTo(DataSize.ofMegabytes(1));
-      assertThat(properties.getDedup().getWindow()).isEqualTo(Duration.ofHours(24));
-      assertThat(properties.getDedup().getMaxEntries()).isEqualTo(1_000_000L);
-      assertThat(properties.getAcknowledgement().getMode()).isEqualTo(Acknowledgement.SYNCHRONOUS);
-      assertThat(properties.getAcknowledgement().getQueueCapacity()).isEqualTo(10_000);
-      WebhookConsumer consumer = context.getBean(WebhookConsumer.class);
-      assertThat(consumer.maxBodyBytes()).isEqualTo(1024 * 1024);
-      assertThat(urlMappings(context)).containsExactly("/webhooks");
-    });
+    configured.run(
+        context -> {
+          WebhookProperties properties = context.getBean(WebhookProperties.class);
+          assertThat(properties.getConsumerSecrets()).containsExactly(SECRET);
+          assertThat(properties.getPath()).isEqualTo("/webhooks");
+          assertThat(properties.getMaxBodySize()).isEqualTo(DataSize.ofMegabytes(1));
+          assertThat(properties.getDedup().getWindow()).isEqualTo(Duration.ofHours(24));
+          assertThat(properties.getDedup().getMaxEntries()).isEqualTo(1_000_000L);
+          assertThat(properties.getAcknowledgement().getMode())
+              .isEqualTo(Acknowledgement.SYNCHRONOUS);
+          assertThat(properties.getAcknowledgement().getQueueCapacity()).isEqualTo(10_000);
+          WebhookConsumer consumer = context.getBean(WebhookConsumer.class);
+          assertThat(consumer.maxBodyBytes()).isEqualTo(1024 * 1024);
+          assertThat(urlMappings(context)).containsExactly("/webhooks");
+        });
   }
 
   @Test
   void properties_set_boundAndApplied() {
-    runner.withPropertyValues(
+    runner
+        .withPropertyValues(
             "servicehooks.webhook.consumer-secrets=current-secret, previous-secret",
             "servicehooks.webhook.path=/hooks/service",
             "servicehooks.webhook.max-body-size=64KB",
@@ -119,164 +126,243 @@ final class WebhookAutoConfigurationTest {
             "servicehooks.webhook.acknowledgement.queue-capacity=7",
             "servicehooks.webhook.acknowledgement.threads=1",
             "servicehooks.webhook.acknowledgement.drain-timeout=5s")
-        .run(context -> {
-          WebhookProperties properties = context.getBean(WebhookProperties.class);
-          assertThat(properties.getConsumerSecrets()).containsExactly("current-secret", "previous-secret");
-          assertThat(properties.getPath()).isEqualTo("/hooks/service");
-          assertThat(properties.getMaxBodySize()).isEqualTo(DataSize.ofKilobytes(64));
-          assertThat(properties.getDedup().getWindow()).isEqualTo(Duration.ofHours(2));
-          assertThat(properties.getDedup().getMaxEntries()).isEqualTo(500L);
-          assertThat(properties.getAcknowledgement().getMode()).isEqualTo(Acknowledgement.ASYNCHRONOUS);
-          assertThat(properties.getAcknowledgement().getQueueCapacity()).isEqualTo(7);
-          assertThat(properties.getAcknowledgement().getThreads()).isEqualTo(1);
-          assertThat(properties.getAcknowledgement().getDrainTimeout()).isEqualTo(Duration.ofSeconds(5));
+        .run(
+            context -> {
+              WebhookProperties properties = context.getBean(WebhookProperties.class);
+              assertThat(properties.getConsumerSecrets())
+                  .containsExactly("current-secret", "previous-secret");
+              assertThat(properties.getPath()).isEqualTo("/hooks/service");
+              assertThat(properties.getMaxBodySize()).isEqualTo(DataSize.ofKilobytes(64));
+              assertThat(properties.getDedup().getWindow()).isEqualTo(Duration.ofHours(2));
+              assertThat(properties.getDedup().getMaxEntries()).isEqualTo(500L);
+              assertThat(properties.getAcknowledgement().getMode())
+                  .isEqualTo(Acknowledgement.ASYNCHRONOUS);
+              assertThat(properties.getAcknowledgement().getQueueCapacity()).isEqualTo(7);
+              assertThat(properties.getAcknowledgement().getThreads()).isEqualTo(1);
+              assertThat(properties.getAcknowledgement().getDrainTimeout())
+                  .isEqualTo(Duration.ofSeconds(5));
 
-          WebhookConsumer consumer = context.getBean(WebhookConsumer.class);
-          assertThat(consumer.maxBodyBytes()).isEqualTo(64 * 1024);
-          assertThat(consumer.acknowledgement()).isEqualTo(Acknowledgement.ASYNCHRONOUS);
-          assertThat(urlMappings(context)).containsExactly("/hooks/service");
-          // The first secret signs CRC answers, the second is still accepted on deliveries.
-          WebhookResponse crc = consumer.handle(WebhookRequest.get("crc_token=abc")).join();
-          assertThat(crc.bodyAsString()).contains(WebhookSigner.crcResponseToken("current-secret", "abc"));
-          assertThat(consumer.handle(WebhookSigner.signedDelivery("previous-secret", Bodies.post("1", "hi"))).join().status())
-              .isEqualTo(200);
-        });
+              WebhookConsumer consumer = context.getBean(WebhookConsumer.class);
+              assertThat(consumer.maxBodyBytes()).isEqualTo(64 * 1024);
+              assertThat(consumer.acknowledgement()).isEqualTo(Acknowledgement.ASYNCHRONOUS);
+              assertThat(urlMappings(context)).containsExactly("/hooks/service");
+              // The first secret signs CRC answers, the second is still accepted on deliveries.
+              WebhookResponse crc = consumer.handle(WebhookRequest.get("crc_token=abc")).join();
+              assertThat(crc.bodyAsString())
+                  .contains(WebhookSigner.crcResponseToken("current-secret", "abc"));
+              assertThat(
+                      consumer
+                          .handle(
+                              WebhookSigner.signedDelivery(
+                                  "previous-secret", Bodies.post("1", "hi")))
+                          .join()
+                          .status())
+                  .isEqualTo(200);
+            });
   }
 
   @Test
   void properties_toString_hidesSecrets() {
-    configured.run(context -> assertThat(context.getBean(WebhookProperties.class).toString())
-        .doesNotContain(SECRET)
-        .contains("consumerSecrets=1"));
+    configured.run(
+        context ->
+            assertThat(context.getBean(WebhookProperties.class).toString())
+                .doesNotContain(SECRET)
+                .contains("consumerSecrets=1"));
   }
 
   @Test
   void path_notAbsolute_failsStartup() {
-    configured.withPropertyValues("servicehooks.webhook.path=webhooks/*")
-        .run(context -> assertThat(context).getFailure()
-            .rootCause()
-            .hasMessageContaining("servicehooks.webhook.path"));
+    configured
+        .withPropertyValues("servicehooks.webhook.path=webhooks/*")
+        .run(
+            context ->
+                assertThat(context)
+                    .getFailure()
+                    .rootCause()
+                    .hasMessageContaining("servicehooks.webhook.path"));
   }
 
   // ---- backing off and customizing --------------------------------------------------------------
 
   @Test
   void userConsumer_defined_autoConfiguredConsumerBacksOff() {
-    configured.withUserConfiguration(UserConsumer.class).run(context -> {
-      assertThat(context).hasSingleBean(WebhookConsumer.class);
-      assertThat(context.getBean(WebhookConsumer.class)).isSameAs(context.getBean("myConsumer"));
-      assertThat(context).hasBean("webhookServletRegistration");
-    });
+    configured
+        .withUserConfiguration(UserConsumer.class)
+        .run(
+            context -> {
+              assertThat(context).hasSingleBean(WebhookConsumer.class);
+              assertThat(context.getBean(WebhookConsumer.class))
+                  .isSameAs(context.getBean("myConsumer"));
+              assertThat(context).hasBean("webhookServletRegistration");
+            });
   }
 
   @Test
   void userServletRegistration_defined_autoConfiguredOneBacksOff() {
-    configured.withBean("webhookServletRegistration", ServletRegistrationBean.class, ServletRegistrationBean::new)
+    configured
+        .withBean(
+            "webhookServletRegistration",
+            ServletRegistrationBean.class,
+            ServletRegistrationBean::new)
         .run(context -> assertThat(urlMappings(context)).isEmpty());
   }
 
   @Test
   void customizer_defined_adjustsTheBuilder() {
     List<String> seen = new CopyOnWriteArrayList<>();
-    configured.withBean(WebhookConsumerCustomizer.class,
-            () -> builder -> builder.alias("PostCreateEvent", "post.create").on("post.create", e -> seen.add(e.id())))
-        .run(context -> {
-          WebhookConsumer consumer = context.getBean(WebhookConsumer.class);
-          String body = Bodies.activity("e-1", "PostCreateEvent", "{\"id\":\"9\"}");
-          assertThat(consumer.handle(WebhookSigner.signedDelivery(SECRET, body)).join().status()).isEqualTo(200);
-          assertThat(seen).containsExactly("e-1");
-        });
+    configured
+        .withBean(
+            WebhookConsumerCustomizer.class,
+            () ->
+                builder ->
+                    builder
+                        .alias("PostCreateEvent", "post.create")
+                        .on("post.create", e -> seen.add(e.id())))
+        .run(
+            context -> {
+              WebhookConsumer consumer = context.getBean(WebhookConsumer.class);
+              String body = Bodies.activity("e-1", "PostCreateEvent", "{\"id\":\"9\"}");
+              assertThat(
+                      consumer.handle(WebhookSigner.signedDelivery(SECRET, body)).join().status())
+                  .isEqualTo(200);
+              assertThat(seen).containsExactly("e-1");
+            });
   }
 
   // ---- listeners --------------------------------------------------------------------------------
 
   @Test
   void annotatedMethods_eventsDelivered_eachReachesItsMethods() {
-    configured.withUserConfiguration(AnnotatedListeners.class).run(context -> {
-      WebhookConsumer consumer = context.getBean(WebhookConsumer.class);
-      AnnotatedListeners listeners = context.getBean(AnnotatedListeners.class);
-      deliver(consumer, Bodies.post("p-1", "hello"));
-      deliver(consumer, Bodies.activity("b-1", "ProfileBioUpdate", "{\"before\":\"a\",\"after\":\"b\"}"));
-      deliver(consumer, Bodies.activity("f-1", "follow.follow", "{}"));
-      deliver(consumer, Bodies.activity("n-1", "news.new", "{}"));
+    configured
+        .withUserConfiguration(AnnotatedListeners.class)
+        .run(
+            context -> {
+              WebhookConsumer consumer = context.getBean(WebhookConsumer.class);
+              AnnotatedListeners listeners = context.getBean(AnnotatedListeners.class);
+              deliver(consumer, Bodies.post("p-1", "hello"));
+              deliver(
+                  consumer,
+                  Bodies.activity("b-1", "ProfileBioUpdate", "{\"before\":\"a\",\"after\":\"b\"}"));
+              deliver(consumer, Bodies.activity("f-1", "follow.follow", "{}"));
+              deliver(consumer, Bodies.activity("n-1", "news.new", "{}"));
 
-      assertThat(listeners.posts).containsExactly(new Post("p-1", "hello"));
-      assertThat(listeners.profileOrFollow).containsExactly("profile.update.bio", "follow.follow");
-      assertThat(listeners.payloads).containsExactly("b");
-      assertThat(listeners.everything).containsExactly("post.create", "profile.update.bio", "follow.follow", "news.new");
-    });
+              assertThat(listeners.posts).containsExactly(new Post("p-1", "hello"));
+              assertThat(listeners.profileOrFollow)
+                  .containsExactly("profile.update.bio", "follow.follow");
+              assertThat(listeners.payloads).containsExactly("b");
+              assertThat(listeners.everything)
+                  .containsExactly(
+                      "post.create", "profile.update.bio", "follow.follow", "news.new");
+            });
   }
 
   @Test
   void listenerBeans_coreInterface_receiveEveryEventOrTheirAnnotatedTypes() {
-    configured.withUserConfiguration(InterfaceListeners.class).run(context -> {
-      WebhookConsumer consumer = context.getBean(WebhookConsumer.class);
-      deliver(consumer, Bodies.post("p-1", "hello"));
-      deliver(consumer, Bodies.activity("d-1", "dm.received", "{}"));
-      InterfaceListeners config = context.getBean(InterfaceListeners.class);
-      assertThat(config.all).containsExactly("post.create", "dm.received");
-      assertThat(config.dmOnly).containsExactly("dm.received");
-    });
+    configured
+        .withUserConfiguration(InterfaceListeners.class)
+        .run(
+            context -> {
+              WebhookConsumer consumer = context.getBean(WebhookConsumer.class);
+              deliver(consumer, Bodies.post("p-1", "hello"));
+              deliver(consumer, Bodies.activity("d-1", "dm.received", "{}"));
+              InterfaceListeners config = context.getBean(InterfaceListeners.class);
+              assertThat(config.all).containsExactly("post.create", "dm.received");
+              assertThat(config.dmOnly).containsExactly("dm.received");
+            });
   }
 
   @Test
   void listenerMethod_twoParameters_failsStartupNamingTheMethod() {
-    configured.withUserConfiguration(TwoParameterListener.class).run(context -> assertThat(context)
-        .getFailure()
-        .rootCause()
-        .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("Invalid @WebhookListener method")
-        .hasMessageContaining(TwoParameterListener.class.getName() + ".onPost(WebhookEvent, String)")
-        .hasMessageContaining("exactly one"));
+    configured
+        .withUserConfiguration(TwoParameterListener.class)
+        .run(
+            context ->
+                assertThat(context)
+                    .getFailure()
+                    .rootCause()
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("Invalid @WebhookListener method")
+                    .hasMessageContaining(
+                        TwoParameterListener.class.getName() + ".onPost(WebhookEvent, String)")
+                    .hasMessageContaining("exactly one"));
   }
 
   @Test
   void listenerMethod_badPattern_failsStartupNamingTheMethod() {
-    configured.withUserConfiguration(BadPatternListener.class).run(context -> assertThat(context)
-        .getFailure()
-        .rootCause()
-        .hasMessageContaining(BadPatternListener.class.getName() + ".onAnything(WebhookEvent)")
-        .hasMessageContaining("'post.*.create'"));
+    configured
+        .withUserConfiguration(BadPatternListener.class)
+        .run(
+            context ->
+                assertThat(context)
+                    .getFailure()
+                    .rootCause()
+                    .hasMessageContaining(
+                        BadPatternListener.class.getName() + ".onAnything(WebhookEvent)")
+                    .hasMessageContaining("'post.*.create'"));
   }
 
   @Test
   void listenerMethod_primitiveParameter_failsStartupNamingTheMethod() {
-    configured.withUserConfiguration(PrimitiveListener.class).run(context -> assertThat(context)
-        .getFailure()
-        .rootCause()
-        .hasMessageContaining(PrimitiveListener.class.getName() + ".onPost(int)"));
+    configured
+        .withUserConfiguration(PrimitiveListener.class)
+        .run(
+            context ->
+                assertThat(context)
+                    .getFailure()
+                    .rootCause()
+                    .hasMessageContaining(PrimitiveListener.class.getName() + ".onPost(int)"));
   }
 
   // ---- metrics and health -----------------------------------------------------------------------
 
   @Test
   void meterRegistry_present_recordsTheCoreMeters() {
-    configured.withBean(MeterRegistry.class, SimpleMeterRegistry::new).run(context -> {
-      MeterRegistry registry = context.getBean(MeterRegistry.class);
-      WebhookConsumer consumer = context.getBean(WebhookConsumer.class);
-      deliver(consumer, Bodies.post("p-1", "hello"));
-      consumer.handle(WebhookRequest.get("crc_token=abc")).join();
-      assertThat(registry.get("webhook.events").tag("type", "post.create").tag("outcome", "unhandled").counter().count())
-          .isEqualTo(1.0);
-      assertThat(registry.get("webhook.deliveries").tag("outcome", "accepted").counter().count()).isEqualTo(1.0);
-      assertThat(registry.get("webhook.crc").tag("outcome", "answered").counter().count()).isEqualTo(1.0);
-      assertThat(registry.get("webhook.delivery.latency").timer().count()).isEqualTo(1L);
-    });
+    configured
+        .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+        .run(
+            context -> {
+              MeterRegistry registry = context.getBean(MeterRegistry.class);
+              WebhookConsumer consumer = context.getBean(WebhookConsumer.class);
+              deliver(consumer, Bodies.post("p-1", "hello"));
+              consumer.handle(WebhookRequest.get("crc_token=abc")).join();
+              assertThat(
+                      registry
+                          .get("webhook.events")
+                          .tag("type", "post.create")
+                          .tag("outcome", "unhandled")
+                          .counter()
+                          .count())
+                  .isEqualTo(1.0);
+              assertThat(
+                      registry
+                          .get("webhook.deliveries")
+                          .tag("outcome", "accepted")
+                          .counter()
+                          .count())
+                  .isEqualTo(1.0);
+              assertThat(registry.get("webhook.crc").tag("outcome", "answered").counter().count())
+                  .isEqualTo(1.0);
+              assertThat(registry.get("webhook.delivery.latency").timer().count()).isEqualTo(1L);
+            });
   }
 
   @Test
   void healthIndicator_configured_upWithPath() {
-    configured.run(context -> {
-      Health health = context.getBean("webhookHealthIndicator", HealthIndicator.class).health();
-      assertThat(health.getStatus()).isEqualTo(Status.UP);
-      assertThat(health.getDetails()).containsEntry("path", "/webhooks").containsEntry("acknowledgement", "SYNCHRONOUS");
-      assertThat(health.toString()).doesNotContain(SECRET);
-    });
+    configured.run(
+        context -> {
+          Health health = context.getBean("webhookHealthIndicator", HealthIndicator.class).health();
+          assertThat(health.getStatus()).isEqualTo(Status.UP);
+          assertThat(health.getDetails())
+              .containsEntry("path", "/webhooks")
+              .containsEntry("acknowledgement", "SYNCHRONOUS");
+          assertThat(health.toString()).doesNotContain(SECRET);
+        });
   }
 
   @Test
   void healthIndicator_disabled_absent() {
-    configured.withPropertyValues("management.health.webhook.enabled=false")
+    configured
+        .withPropertyValues("management.health.webhook.enabled=false")
         .run(context -> assertThat(context).doesNotHaveBean("webhookHealthIndicator"));
   }
 
@@ -284,70 +370,103 @@ final class WebhookAutoConfigurationTest {
 
   @Test
   void registration_noPublicUrl_noClient() {
-    configured.run(context -> assertThat(context).doesNotHaveBean(WebhookClient.class).doesNotHaveBean(WebhookRegistrar.class));
+    configured.run(
+        context ->
+            assertThat(context)
+                .doesNotHaveBean(WebhookClient.class)
+                .doesNotHaveBean(WebhookRegistrar.class));
   }
 
   @Test
   void registration_credentialsOnlyInProperties_failsStartupWithoutNamingThem() {
-    configured.withPropertyValues(
+    configured
+        .withPropertyValues(
             "servicehooks.registration.public-url=https://hooks.example.org/webhooks",
             "servicehooks.registration.base-url=https://api.example.com",
             "SERVICE_BEARER_TOKEN=token-from-a-properties-file")
         .withInitializer(FakeEnvironment.of(Map.of()))
-        .run(context -> assertThat(context).getFailure()
-            .rootCause()
-            .hasMessageContaining("SERVICE_BEARER_TOKEN")
-            .hasMessageNotContaining("token-from-a-properties-file"));
+        .run(
+            context ->
+                assertThat(context)
+                    .getFailure()
+                    .rootCause()
+                    .hasMessageContaining("SERVICE_BEARER_TOKEN")
+                    .hasMessageNotContaining("token-from-a-properties-file"));
   }
 
   @Test
   void registration_withoutBaseUrl_failsStartup() {
-    configured.withPropertyValues("servicehooks.registration.public-url=https://hooks.example.org/webhooks")
+    configured
+        .withPropertyValues(
+            "servicehooks.registration.public-url=https://hooks.example.org/webhooks")
         .withInitializer(FakeEnvironment.of(Map.of("SERVICE_BEARER_TOKEN", "t")))
-        .run(context -> assertThat(context).getFailure().rootCause()
-            .hasMessageContaining("servicehooks.registration.base-url"));
+        .run(
+            context ->
+                assertThat(context)
+                    .getFailure()
+                    .rootCause()
+                    .hasMessageContaining("servicehooks.registration.base-url"));
   }
 
   @Test
   void registration_userClient_autoConfiguredClientBacksOff() {
-    WebhookClient mine = WebhookClient.builder().baseUrl(java.net.URI.create("https://api.example.com")).bearerToken("t").build();
-    configured.withPropertyValues("servicehooks.registration.public-url=https://hooks.example.org/webhooks")
+    WebhookClient mine =
+        WebhookClient.builder()
+            .baseUrl(java.net.URI.create("https://api.example.com"))
+            .bearerToken("t")
+            .build();
+    configured
+        .withPropertyValues(
+            "servicehooks.registration.public-url=https://hooks.example.org/webhooks")
         .withBean(WebhookClient.class, () -> mine)
-        .run(context -> {
-          assertThat(context.getBean(WebhookClient.class)).isSameAs(mine);
-          assertThat(context).hasSingleBean(WebhookRegistrar.class);
-        });
+        .run(
+            context -> {
+              assertThat(context.getBean(WebhookClient.class)).isSameAs(mine);
+              assertThat(context).hasSingleBean(WebhookRegistrar.class);
+            });
   }
 
   @Test
-  void registration_platformUnreachable_loggedAndApplicationKeepsRunning(CapturedOutput output) throws IOException {
+  void registration_platformUnreachable_loggedAndApplicationKeepsRunning(CapturedOutput output)
+      throws IOException {
     int closedPort;
     try (ServerSocket socket = new ServerSocket(0)) {
       closedPort = socket.getLocalPort();
     }
-    configured.withPropertyValues(
+    configured
+        .withPropertyValues(
             "servicehooks.registration.public-url=http://127.0.0.1:8080/webhooks",
             "servicehooks.registration.base-url=http://127.0.0.1:" + closedPort,
             "servicehooks.registration.allow-insecure-url=true")
-        .withInitializer(FakeEnvironment.of(Map.of("SERVICE_API_KEY", "the-key", "SERVICE_API_SECRET", "the-api-secret")))
-        .run(context -> {
-          assertThat(context).hasNotFailed().hasSingleBean(WebhookClient.class);
-          context.publishEvent(new ApplicationReadyEvent(
-              new SpringApplication(), new String[0], context.getSourceApplicationContext(), Duration.ZERO));
-          WebhookRegistrar registrar = context.getBean(WebhookRegistrar.class);
-          await().atMost(Duration.ofSeconds(20)).until(() -> registrar.outcome().isDone());
-          assertThat(registrar.outcome()).isCompletedExceptionally();
-          assertThat(context.isRunning()).isTrue();
-          assertThat(output).contains("Webhook not registered for http://127.0.0.1:8080/webhooks")
-              .contains("cannot be reached")
-              .doesNotContain("the-api-secret");
-        });
+        .withInitializer(
+            FakeEnvironment.of(
+                Map.of("SERVICE_API_KEY", "the-key", "SERVICE_API_SECRET", "the-api-secret")))
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed().hasSingleBean(WebhookClient.class);
+              context.publishEvent(
+                  new ApplicationReadyEvent(
+                      new SpringApplication(),
+                      new String[0],
+                      context.getSourceApplicationContext(),
+                      Duration.ZERO));
+              WebhookRegistrar registrar = context.getBean(WebhookRegistrar.class);
+              await().atMost(Duration.ofSeconds(20)).until(() -> registrar.outcome().isDone());
+              assertThat(registrar.outcome()).isCompletedExceptionally();
+              assertThat(context.isRunning()).isTrue();
+              assertThat(output)
+                  .contains("Webhook not registered for http://127.0.0.1:8080/webhooks")
+                  .contains("cannot be reached")
+                  .doesNotContain("the-api-secret");
+            });
   }
 
   // ---- helpers ----------------------------------------------------------------------------------
 
-  private static java.util.Collection<String> urlMappings(org.springframework.context.ApplicationContext context) {
-    ServletRegistrationBean<?> registration = context.getBean("webhookServletRegistration", ServletRegistrationBean.class);
+  private static java.util.Collection<String> urlMappings(
+      org.springframework.context.ApplicationContext context) {
+    ServletRegistrationBean<?> registration =
+        context.getBean("webhookServletRegistration", ServletRegistrationBean.class);
     return registration.getUrlMappings();
   }
 
@@ -359,12 +478,20 @@ final class WebhookAutoConfigurationTest {
   /** Delivery bodies in the activity envelope. */
   static final class Bodies {
     static String activity(String id, String type, String payloadJson) {
-      return "{\"data\":{\"event_uuid\":\"" + id + "\",\"event_type\":\"" + type
-          + "\",\"filter\":{\"user_id\":\"2244994945\"},\"payload\":" + payloadJson + "}}";
+      return "{\"data\":{\"event_uuid\":\""
+          + id
+          + "\",\"event_type\":\""
+          + type
+          + "\",\"filter\":{\"user_id\":\"2244994945\"},\"payload\":"
+          + payloadJson
+          + "}}";
     }
 
     static String post(String id, String text) {
-      return activity(id, "post.create", "{\"id\":\"" + id + "\",\"text\":\"" + text + "\",\"author_id\":\"2244994945\"}");
+      return activity(
+          id,
+          "post.create",
+          "{\"id\":\"" + id + "\",\"text\":\"" + text + "\",\"author_id\":\"2244994945\"}");
     }
   }
 

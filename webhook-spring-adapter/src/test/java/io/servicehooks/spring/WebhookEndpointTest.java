@@ -1,7 +1,6 @@
 package io.servicehooks.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 import static org.springframework.security.config.Customizer.withDefaults;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -36,8 +35,8 @@ import javax.crypto.spec.SecretKeySpec;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.boot.tomcat.TomcatWebServer;
@@ -102,32 +101,57 @@ final class WebhookEndpointTest {
 
   @Test
   void deliveries_throughSecurityAndBodyReadingFilter_eachEventReachesItsListenerOnce() {
-    Webhook webhook = registrar.outcome().orTimeout(20, java.util.concurrent.TimeUnit.SECONDS).join();
+    Webhook webhook =
+        registrar.outcome().orTimeout(20, java.util.concurrent.TimeUnit.SECONDS).join();
     assertThat(webhook.valid()).isTrue();
 
     int filterSawBefore = filter.bodiesRead.size();
     String post = Events.postCreate(USER, "1900000000000000001", "hello from the simulator");
     assertThat(platform.deliver(post, 2)).isEqualTo(2);
-    assertThat(platform.deliver(Events.profileUpdate("ProfileBioUpdate", USER, "old bio", "new bio"))).isEqualTo(1);
+    assertThat(
+            platform.deliver(Events.profileUpdate("ProfileBioUpdate", USER, "old bio", "new bio")))
+        .isEqualTo(1);
     assertThat(platform.awaitIdle(Duration.ofSeconds(20))).isTrue();
 
     assertThat(platform.attempts()).hasSize(3).allMatch(DeliveryAttempt::succeeded);
-    assertThat(listeners.posts).containsExactly(new Post("1900000000000000001", "hello from the simulator"));
-    assertThat(listeners.profileUpdates).singleElement().satisfies(event -> {
-      assertThat(event.type()).isEqualTo("profile.update.bio");
-      assertThat(event.originalType()).isEqualTo("ProfileBioUpdate");
-      assertThat(event.payload().path("after").asText()).isEqualTo("new bio");
-    });
+    assertThat(listeners.posts)
+        .containsExactly(new Post("1900000000000000001", "hello from the simulator"));
+    assertThat(listeners.profileUpdates)
+        .singleElement()
+        .satisfies(
+            event -> {
+              assertThat(event.type()).isEqualTo("profile.update.bio");
+              assertThat(event.originalType()).isEqualTo("ProfileBioUpdate");
+              assertThat(event.payload().path("after").asText()).isEqualTo("new bio");
+            });
     // The filter really read every body before the endpoint did.
     assertThat(filter.bodiesRead.subList(filterSawBefore, filter.bodiesRead.size()))
         .hasSize(3)
         .allMatch(length -> length > 0);
 
-    assertThat(meters.get("webhook.events").tag("type", "post.create").tag("outcome", "dispatched").counter().count())
+    assertThat(
+            meters
+                .get("webhook.events")
+                .tag("type", "post.create")
+                .tag("outcome", "dispatched")
+                .counter()
+                .count())
         .isEqualTo(1.0);
-    assertThat(meters.get("webhook.events").tag("type", "post.create").tag("outcome", "duplicate").counter().count())
+    assertThat(
+            meters
+                .get("webhook.events")
+                .tag("type", "post.create")
+                .tag("outcome", "duplicate")
+                .counter()
+                .count())
         .isEqualTo(1.0);
-    assertThat(meters.get("webhook.events").tag("type", "profile.update.bio").tag("outcome", "dispatched").counter().count())
+    assertThat(
+            meters
+                .get("webhook.events")
+                .tag("type", "profile.update.bio")
+                .tag("outcome", "dispatched")
+                .counter()
+                .count())
         .isEqualTo(1.0);
     assertThat(meters.get("webhook.delivery.latency").timer().count()).isGreaterThanOrEqualTo(3L);
   }
@@ -135,13 +159,17 @@ final class WebhookEndpointTest {
   @Test
   void crc_validToken_answersTheIndependentlyComputedHmac() throws Exception {
     String token = "Zm9vYmFy-crc_token.1234";
-    HttpResponse<String> response = send(HttpRequest.newBuilder(endpoint("?crc_token=" + token + "&nonce=n1")).GET());
+    HttpResponse<String> response =
+        send(HttpRequest.newBuilder(endpoint("?crc_token=" + token + "&nonce=n1")).GET());
 
-    String expected = "sha256=" + Base64.getEncoder().encodeToString(hmacSha256(platform.consumerSecret(), token));
+    String expected =
+        "sha256="
+            + Base64.getEncoder().encodeToString(hmacSha256(platform.consumerSecret(), token));
     assertThat(response.statusCode()).isEqualTo(200);
     assertThat(response.headers().firstValue("Content-Type")).hasValue("application/json");
     assertThat(response.body()).isEqualTo("{\"response_token\":\"" + expected + "\"}");
-    assertThat(meters.get("webhook.crc").tag("outcome", "answered").counter().count()).isGreaterThanOrEqualTo(1.0);
+    assertThat(meters.get("webhook.crc").tag("outcome", "answered").counter().count())
+        .isGreaterThanOrEqualTo(1.0);
   }
 
   @Test
@@ -155,8 +183,10 @@ final class WebhookEndpointTest {
   @Test
   void delivery_badSignature_answers401ExactlyAsTheCore() throws Exception {
     byte[] body = Events.postCreate(USER, "2", "forged").getBytes(StandardCharsets.UTF_8);
-    String signature = "sha256=" + Base64.getEncoder().encodeToString(hmacSha256("not-the-secret", body));
-    HttpResponse<String> response = send(post(body).header(WebhookRequest.SIGNATURE_HEADER, signature));
+    String signature =
+        "sha256=" + Base64.getEncoder().encodeToString(hmacSha256("not-the-secret", body));
+    HttpResponse<String> response =
+        send(post(body).header(WebhookRequest.SIGNATURE_HEADER, signature));
 
     assertThat(response.statusCode()).isEqualTo(401);
     assertSameAnswer(response, consumer.handle(WebhookRequest.post(signature, body)).join());
@@ -175,8 +205,10 @@ final class WebhookEndpointTest {
   void delivery_overMaxBodySize_answers413ExactlyAsTheCore() throws Exception {
     byte[] body = new byte[64 * 1024 + 1];
     Arrays.fill(body, (byte) ' ');
-    String signature = "sha256=" + Base64.getEncoder().encodeToString(hmacSha256(platform.consumerSecret(), body));
-    HttpResponse<String> response = send(post(body).header(WebhookRequest.SIGNATURE_HEADER, signature));
+    String signature =
+        "sha256=" + Base64.getEncoder().encodeToString(hmacSha256(platform.consumerSecret(), body));
+    HttpResponse<String> response =
+        send(post(body).header(WebhookRequest.SIGNATURE_HEADER, signature));
 
     assertThat(response.statusCode()).isEqualTo(413);
     assertSameAnswer(response, consumer.payloadTooLarge());
@@ -184,7 +216,8 @@ final class WebhookEndpointTest {
 
   @Test
   void otherMethod_answers405ExactlyAsTheCore() throws Exception {
-    HttpResponse<String> response = send(HttpRequest.newBuilder(endpoint("")).PUT(HttpRequest.BodyPublishers.noBody()));
+    HttpResponse<String> response =
+        send(HttpRequest.newBuilder(endpoint("")).PUT(HttpRequest.BodyPublishers.noBody()));
     WebhookResponse core = consumer.handle(new WebhookRequest("PUT", null, Map.of(), null)).join();
     assertSameAnswer(response, core);
     assertThat(response.headers().firstValue("Allow")).hasValue("GET, POST");
@@ -192,16 +225,20 @@ final class WebhookEndpointTest {
 
   @Test
   void security_onForEverythingElse() throws Exception {
-    HttpResponse<String> response = send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/anything")).GET());
+    HttpResponse<String> response =
+        send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/anything")).GET());
     assertThat(response.statusCode()).isEqualTo(401);
   }
 
   @Test
   void health_showsTheWebhookUp() throws Exception {
     HttpResponse<String> response =
-        send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/health")).GET());
+        send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/health"))
+                .GET());
     assertThat(response.statusCode()).isEqualTo(200);
-    JsonNode webhook = new ObjectMapper().readTree(response.body()).path("components").path("webhook");
+    JsonNode webhook =
+        new ObjectMapper().readTree(response.body()).path("components").path("webhook");
     assertThat(webhook.path("status").asText()).isEqualTo("UP");
     assertThat(webhook.path("details").path("path").asText()).isEqualTo("/webhooks");
     assertThat(response.body()).doesNotContain(platform.consumerSecret());
@@ -209,7 +246,8 @@ final class WebhookEndpointTest {
 
   @Test
   void server_isTomcat_withoutUndertow() {
-    assertThat(((WebServerApplicationContext) context).getWebServer()).isInstanceOf(TomcatWebServer.class);
+    assertThat(((WebServerApplicationContext) context).getWebServer())
+        .isInstanceOf(TomcatWebServer.class);
     assertThat(ClassUtils.isPresent("io.undertow.Undertow", null)).isFalse();
   }
 
@@ -225,8 +263,10 @@ final class WebhookEndpointTest {
         .POST(HttpRequest.BodyPublishers.ofByteArray(body));
   }
 
-  private HttpResponse<String> send(HttpRequest.Builder request) throws IOException, InterruptedException {
-    return http.send(request.timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+  private HttpResponse<String> send(HttpRequest.Builder request)
+      throws IOException, InterruptedException {
+    return http.send(
+        request.timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
   }
 
   private static void assertSameAnswer(HttpResponse<String> response, WebhookResponse core) {
@@ -247,11 +287,16 @@ final class WebhookEndpointTest {
 
   // ---- the application --------------------------------------------------------------------------
 
-  /** The API key and secret reach the application the way they would in production: the environment. */
-  static final class PlatformCredentials implements ApplicationContextInitializer<ConfigurableApplicationContext> {
+  /**
+   * The API key and secret reach the application the way they would in production: the environment.
+   */
+  static final class PlatformCredentials
+      implements ApplicationContextInitializer<ConfigurableApplicationContext> {
     @Override
     public void initialize(ConfigurableApplicationContext context) {
-      FakeEnvironment.of(Map.of("SERVICE_API_KEY", platform.apiKey(), "SERVICE_API_SECRET", platform.apiSecret()))
+      FakeEnvironment.of(
+              Map.of(
+                  "SERVICE_API_KEY", platform.apiKey(), "SERVICE_API_SECRET", platform.apiSecret()))
           .initialize(context);
     }
   }
@@ -278,9 +323,11 @@ final class WebhookEndpointTest {
     final List<Integer> bodiesRead = new CopyOnWriteArrayList<>();
 
     @Override
-    protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+    protected void doFilterInternal(
+        HttpServletRequest request, HttpServletResponse response, FilterChain chain)
         throws ServletException, IOException {
-      ContentCachingRequestWrapper wrapper = new ContentCachingRequestWrapper(request, 10 * 1024 * 1024);
+      ContentCachingRequestWrapper wrapper =
+          new ContentCachingRequestWrapper(request, 10 * 1024 * 1024);
       if ("POST".equals(request.getMethod())) {
         bodiesRead.add(wrapper.getInputStream().readAllBytes().length);
       }
@@ -306,9 +353,13 @@ final class WebhookEndpointTest {
     SecurityFilterChain security(HttpSecurity http) throws Exception {
       // The README's line for secured applications, plus the health endpoint for this test.
       http.csrf(csrf -> csrf.ignoringRequestMatchers("/webhooks"))
-          .authorizeHttpRequests(requests -> requests
-              .requestMatchers("/webhooks", "/actuator/health").permitAll()
-              .anyRequest().authenticated())
+          .authorizeHttpRequests(
+              requests ->
+                  requests
+                      .requestMatchers("/webhooks", "/actuator/health")
+                      .permitAll()
+                      .anyRequest()
+                      .authenticated())
           .httpBasic(withDefaults());
       return http.build();
     }

@@ -21,68 +21,73 @@ import org.slf4j.LoggerFactory;
  */
 final class CrcCheck {
 
-    /** The outcome of one check; {@code detail} says why it failed (never the token or secret). */
-    record Outcome(boolean passed, String detail) {
+  /** The outcome of one check; {@code detail} says why it failed (never the token or secret). */
+  record Outcome(boolean passed, String detail) {}
+
+  private static final Logger log = LoggerFactory.getLogger(CrcCheck.class);
+
+  private final HttpClient client;
+  private final Hmac hmac;
+  private final Duration timeout;
+  private final SecureRandom random = new SecureRandom();
+
+  CrcCheck(HttpClient client, Hmac hmac, Duration timeout) {
+    this.client = client;
+    this.hmac = hmac;
+    this.timeout = timeout;
+  }
+
+  Outcome check(String url) {
+    String token = newToken();
+    URI uri =
+        URI.create(
+            url
+                + (url.contains("?") ? "&" : "?")
+                + "crc_token="
+                + URLEncoder.encode(token, StandardCharsets.UTF_8));
+    HttpRequest request =
+        HttpRequest.newBuilder(uri)
+            .timeout(timeout)
+            .header("Accept", "application/json")
+            .GET()
+            .build();
+    Outcome outcome;
+    try {
+      HttpResponse<byte[]> response = client.send(request, HttpResponse.BodyHandlers.ofByteArray());
+      outcome = judge(token, response);
+    } catch (HttpTimeoutException e) {
+      outcome =
+          new Outcome(false, "no answer to the CRC request within " + timeout.toMillis() + " ms");
+    } catch (IOException e) {
+      outcome = new Outcome(false, "the CRC request failed (" + e.getClass().getSimpleName() + ")");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      outcome = new Outcome(false, "the CRC request was interrupted");
     }
+    log.debug("CRC check of {}: {}", url, outcome.passed() ? "passed" : outcome.detail());
+    return outcome;
+  }
 
-    private static final Logger log = LoggerFactory.getLogger(CrcCheck.class);
-
-    private final HttpClient client;
-    private final Hmac hmac;
-    private final Duration timeout;
-    private final SecureRandom random = new SecureRandom();
-
-    CrcCheck(HttpClient client, Hmac hmac, Duration timeout) {
-        this.client = client;
-        this.hmac = hmac;
-        this.timeout = timeout;
+  private Outcome judge(String token, HttpResponse<byte[]> response) {
+    int status = response.statusCode();
+    if (status < 200 || status > 299) {
+      return new Outcome(false, "the webhook answered the CRC request with HTTP " + status);
     }
-
-    Outcome check(String url) {
-        String token = newToken();
-        URI uri = URI.create(url + (url.contains("?") ? "&" : "?")
-                + "crc_token=" + URLEncoder.encode(token, StandardCharsets.UTF_8));
-        HttpRequest request = HttpRequest.newBuilder(uri)
-                .timeout(timeout)
-                .header("Accept", "application/json")
-                .GET()
-                .build();
-        Outcome outcome;
-        try {
-            HttpResponse<byte[]> response = client.send(request, HttpResponse.BodyHandlers.ofByteArray());
-            outcome = judge(token, response);
-        } catch (HttpTimeoutException e) {
-            outcome = new Outcome(false, "no answer to the CRC request within " + timeout.toMillis() + " ms");
-        } catch (IOException e) {
-            outcome = new Outcome(false, "the CRC request failed (" + e.getClass().getSimpleName() + ")");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            outcome = new Outcome(false, "the CRC request was interrupted");
-        }
-        log.debug("CRC check of {}: {}", url, outcome.passed() ? "passed" : outcome.detail());
-        return outcome;
+    JsonNode body = Json.parseOrNull(response.body());
+    String answer = Json.text(body, "response_token");
+    if (answer == null) {
+      return new Outcome(false, "the CRC answer has no response_token");
     }
-
-    private Outcome judge(String token, HttpResponse<byte[]> response) {
-        int status = response.statusCode();
-        if (status < 200 || status > 299) {
-            return new Outcome(false, "the webhook answered the CRC request with HTTP " + status);
-        }
-        JsonNode body = Json.parseOrNull(response.body());
-        String answer = Json.text(body, "response_token");
-        if (answer == null) {
-            return new Outcome(false, "the CRC answer has no response_token");
-        }
-        if (!hmac.matches(token, answer)) {
-            return new Outcome(false, "the CRC answer has a wrong response_token");
-        }
-        return new Outcome(true, "passed");
+    if (!hmac.matches(token, answer)) {
+      return new Outcome(false, "the CRC answer has a wrong response_token");
     }
+    return new Outcome(true, "passed");
+  }
 
-    // Base64url without padding: short, opaque and free of characters a hardened consumer refuses.
-    private String newToken() {
-        byte[] bytes = new byte[24];
-        random.nextBytes(bytes);
-        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
-    }
+  // Base64url without padding: short, opaque and free of characters a hardened consumer refuses.
+  private String newToken() {
+    byte[] bytes = new byte[24];
+    random.nextBytes(bytes);
+    return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+  }
 }

@@ -11,173 +11,211 @@ import java.util.concurrent.ThreadLocalRandom;
 /**
  * Factories for delivery bodies of both payload families of PROTOCOL.md section 3, as JSON strings
  * ready for {@link PlatformSimulator#deliver(String)}: the activity envelope (current or legacy
- * type names) and the account-activity batches, including {@code user_event} and
- * {@code replay_job_status}.
+ * type names) and the account-activity batches, including {@code user_event} and {@code
+ * replay_job_status}.
  */
 public final class Events {
 
-    private Events() {
+  private Events() {}
+
+  // ---------------------------------------------------------------- activity envelope (3a)
+
+  /**
+   * An activity envelope {@code {"data":{"event_uuid","event_type","filter","tag","payload"}}}.
+   *
+   * @param eventUuid the dedup id, or {@code null} to leave it out as early envelopes did
+   * @param eventType a current ({@code post.create}) or legacy ({@code ProfileBioUpdate}) type name
+   * @param filter the matching subscription filter, e.g. {@code Map.of("user_id", "2244994945")}
+   * @param tag the subscription tag, or {@code null} for none
+   * @param payload anything Jackson can serialise: a {@code Map}, a {@code List}, a {@code
+   *     JsonNode}
+   */
+  public static String activity(
+      String eventUuid, String eventType, Map<String, ?> filter, String tag, Object payload) {
+    Objects.requireNonNull(eventType, "eventType");
+    Objects.requireNonNull(filter, "filter");
+    ObjectNode root = Json.object();
+    ObjectNode data = root.putObject("data");
+    if (eventUuid != null) {
+      data.put("event_uuid", eventUuid);
     }
-
-    // ---------------------------------------------------------------- activity envelope (3a)
-
-    /**
-     * An activity envelope {@code {"data":{"event_uuid","event_type","filter","tag","payload"}}}.
-     *
-     * @param eventUuid the dedup id, or {@code null} to leave it out as early envelopes did
-     * @param eventType a current ({@code post.create}) or legacy ({@code ProfileBioUpdate}) type name
-     * @param filter    the matching subscription filter, e.g. {@code Map.of("user_id", "2244994945")}
-     * @param tag       the subscription tag, or {@code null} for none
-     * @param payload   anything Jackson can serialise: a {@code Map}, a {@code List}, a {@code JsonNode}
-     */
-    public static String activity(String eventUuid, String eventType, Map<String, ?> filter, String tag,
-            Object payload) {
-        Objects.requireNonNull(eventType, "eventType");
-        Objects.requireNonNull(filter, "filter");
-        ObjectNode root = Json.object();
-        ObjectNode data = root.putObject("data");
-        if (eventUuid != null) {
-            data.put("event_uuid", eventUuid);
-        }
-        data.put("event_type", eventType);
-        data.set("filter", Json.tree(filter));
-        if (tag != null) {
-            data.put("tag", tag);
-        }
-        data.set("payload", Json.tree(payload));
-        return Json.string(root);
+    data.put("event_type", eventType);
+    data.set("filter", Json.tree(filter));
+    if (tag != null) {
+      data.put("tag", tag);
     }
+    data.set("payload", Json.tree(payload));
+    return Json.string(root);
+  }
 
-    /** An activity envelope for a user filter, with a fresh random {@code event_uuid} and no tag. */
-    public static String activity(String eventType, String userId, Object payload) {
-        return activity(newEventUuid(), eventType, Map.of("user_id", userId), null, payload);
+  /** An activity envelope for a user filter, with a fresh random {@code event_uuid} and no tag. */
+  public static String activity(String eventType, String userId, Object payload) {
+    return activity(newEventUuid(), eventType, Map.of("user_id", userId), null, payload);
+  }
+
+  /**
+   * {@code post.create}: the payload is a post object {@code {id, text, author_id, created_at}}.
+   */
+  public static String postCreate(String userId, String postId, String text) {
+    return activity(
+        "post.create",
+        userId,
+        Map.of("id", postId, "text", text, "author_id", userId, "created_at", now()));
+  }
+
+  /** {@code post.delete}: the payload is {@code {id, author_id}}. */
+  public static String postDelete(String userId, String postId) {
+    return activity("post.delete", userId, Map.of("id", postId, "author_id", userId));
+  }
+
+  /**
+   * A profile change {@code {before, after}} under any type name, current ({@code
+   * profile.update.bio}) or legacy PascalCase ({@code ProfileBioUpdate}).
+   */
+  public static String profileUpdate(String eventType, String userId, String before, String after) {
+    return activity(eventType, userId, Map.of("before", before, "after", after));
+  }
+
+  /** {@code oauth.revoke}: empty filter, payload {@code {date_time, user_id, app_id}}. */
+  public static String oauthRevoke(String userId, String appId) {
+    return activity(
+        newEventUuid(),
+        "oauth.revoke",
+        Map.of(),
+        null,
+        Map.of("date_time", now(), "user_id", userId, "app_id", appId));
+  }
+
+  /** A fresh event id; like the samples, it may be negative. */
+  public static String newEventUuid() {
+    return Long.toString(ThreadLocalRandom.current().nextLong());
+  }
+
+  // ---------------------------------------------------------------- account-activity batches (3b)
+
+  /**
+   * An account-activity batch {@code {"for_user_id": ..., "<kind>": [events...]}}, for example
+   * {@code accountActivity("2244994945", "favorite_events", List.of(Map.of("id", "1")))}.
+   */
+  public static String accountActivity(String forUserId, String kind, List<?> events) {
+    Objects.requireNonNull(forUserId, "forUserId");
+    Objects.requireNonNull(kind, "kind");
+    ObjectNode root = Json.object();
+    root.put("for_user_id", forUserId);
+    root.set(kind, Json.tree(events));
+    return Json.string(root);
+  }
+
+  /**
+   * A batch with {@code post_create_events}: one post per id, author {@code forUserId}, id in
+   * {@code id_str}.
+   */
+  public static String accountPostCreate(String forUserId, String text, String... postIds) {
+    ObjectNode root = Json.object();
+    root.put("for_user_id", forUserId);
+    ArrayNode posts = root.putArray("post_create_events");
+    for (String id : postIds) {
+      ObjectNode post = posts.addObject();
+      post.put("id_str", id);
+      post.put("text", text);
+      post.put("timestamp_ms", Long.toString(System.currentTimeMillis()));
+      post.putObject("user").put("id_str", forUserId);
     }
+    return Json.string(root);
+  }
 
-    /** {@code post.create}: the payload is a post object {@code {id, text, author_id, created_at}}. */
-    public static String postCreate(String userId, String postId, String text) {
-        return activity("post.create", userId, Map.of(
-                "id", postId, "text", text, "author_id", userId, "created_at", now()));
-    }
-
-    /** {@code post.delete}: the payload is {@code {id, author_id}}. */
-    public static String postDelete(String userId, String postId) {
-        return activity("post.delete", userId, Map.of("id", postId, "author_id", userId));
-    }
-
-    /**
-     * A profile change {@code {before, after}} under any type name, current
-     * ({@code profile.update.bio}) or legacy PascalCase ({@code ProfileBioUpdate}).
-     */
-    public static String profileUpdate(String eventType, String userId, String before, String after) {
-        return activity(eventType, userId, Map.of("before", before, "after", after));
-    }
-
-    /** {@code oauth.revoke}: empty filter, payload {@code {date_time, user_id, app_id}}. */
-    public static String oauthRevoke(String userId, String appId) {
-        return activity(newEventUuid(), "oauth.revoke", Map.of(), null,
-                Map.of("date_time", now(), "user_id", userId, "app_id", appId));
-    }
-
-    /** A fresh event id; like the samples, it may be negative. */
-    public static String newEventUuid() {
-        return Long.toString(ThreadLocalRandom.current().nextLong());
-    }
-
-    // ---------------------------------------------------------------- account-activity batches (3b)
-
-    /**
-     * An account-activity batch {@code {"for_user_id": ..., "<kind>": [events...]}}, for example
-     * {@code accountActivity("2244994945", "favorite_events", List.of(Map.of("id", "1")))}.
-     */
-    public static String accountActivity(String forUserId, String kind, List<?> events) {
-        Objects.requireNonNull(forUserId, "forUserId");
-        Objects.requireNonNull(kind, "kind");
-        ObjectNode root = Json.object();
-        root.put("for_user_id", forUserId);
-        root.set(kind, Json.tree(events));
-        return Json.string(root);
-    }
-
-    /** A batch with {@code post_create_events}: one post per id, author {@code forUserId}, id in {@code id_str}. */
-    public static String accountPostCreate(String forUserId, String text, String... postIds) {
-        ObjectNode root = Json.object();
-        root.put("for_user_id", forUserId);
-        ArrayNode posts = root.putArray("post_create_events");
-        for (String id : postIds) {
-            ObjectNode post = posts.addObject();
-            post.put("id_str", id);
-            post.put("text", text);
-            post.put("timestamp_ms", Long.toString(System.currentTimeMillis()));
-            post.putObject("user").put("id_str", forUserId);
-        }
-        return Json.string(root);
-    }
-
-    /** A batch with {@code post_delete_events}: {@code {status:{id,user_id}, timestamp_ms}}. */
-    public static String accountPostDelete(String forUserId, String postId) {
-        return accountActivity(forUserId, "post_delete_events", List.of(Map.of(
+  /** A batch with {@code post_delete_events}: {@code {status:{id,user_id}, timestamp_ms}}. */
+  public static String accountPostDelete(String forUserId, String postId) {
+    return accountActivity(
+        forUserId,
+        "post_delete_events",
+        List.of(
+            Map.of(
                 "status", Map.of("id", postId, "user_id", forUserId),
                 "timestamp_ms", Long.toString(System.currentTimeMillis()))));
-    }
+  }
 
-    /** A batch with {@code favorite_events}. */
-    public static String accountFavorite(String forUserId, String favoriteId, String postId) {
-        return accountActivity(forUserId, "favorite_events", List.of(Map.of(
-                "id", favoriteId, "created_at", now(),
-                "favorited_status", Map.of("id_str", postId))));
-    }
+  /** A batch with {@code favorite_events}. */
+  public static String accountFavorite(String forUserId, String favoriteId, String postId) {
+    return accountActivity(
+        forUserId,
+        "favorite_events",
+        List.of(
+            Map.of(
+                "id",
+                favoriteId,
+                "created_at",
+                now(),
+                "favorited_status",
+                Map.of("id_str", postId))));
+  }
 
-    /** A batch with {@code follow_events}; {@code type} is {@code follow} or {@code unfollow}. */
-    public static String accountFollow(String forUserId, String type, String sourceUserId, String targetUserId) {
-        return accountActivity(forUserId, "follow_events", List.of(Map.of(
-                "type", type, "created_timestamp", Long.toString(System.currentTimeMillis()),
-                "source", Map.of("id", sourceUserId), "target", Map.of("id", targetUserId))));
-    }
+  /** A batch with {@code follow_events}; {@code type} is {@code follow} or {@code unfollow}. */
+  public static String accountFollow(
+      String forUserId, String type, String sourceUserId, String targetUserId) {
+    return accountActivity(
+        forUserId,
+        "follow_events",
+        List.of(
+            Map.of(
+                "type",
+                type,
+                "created_timestamp",
+                Long.toString(System.currentTimeMillis()),
+                "source",
+                Map.of("id", sourceUserId),
+                "target",
+                Map.of("id", targetUserId))));
+  }
 
-    /** A batch with one {@code direct_message_events} entry and the {@code users} map. */
-    public static String accountDirectMessage(String forUserId, String messageId, String senderId,
-            String recipientId, String text) {
-        ObjectNode root = Json.object();
-        root.put("for_user_id", forUserId);
-        ObjectNode event = root.putArray("direct_message_events").addObject();
-        event.put("type", "message_create");
-        event.put("id", messageId);
-        event.put("created_timestamp", Long.toString(System.currentTimeMillis()));
-        ObjectNode create = event.putObject("message_create");
-        create.put("sender_id", senderId);
-        create.putObject("target").put("recipient_id", recipientId);
-        create.putObject("message_data").put("text", text);
-        ObjectNode users = root.putObject("users");
-        users.putObject(senderId).put("id", senderId);
-        users.putObject(recipientId).put("id", recipientId);
-        return Json.string(root);
-    }
+  /** A batch with one {@code direct_message_events} entry and the {@code users} map. */
+  public static String accountDirectMessage(
+      String forUserId, String messageId, String senderId, String recipientId, String text) {
+    ObjectNode root = Json.object();
+    root.put("for_user_id", forUserId);
+    ObjectNode event = root.putArray("direct_message_events").addObject();
+    event.put("type", "message_create");
+    event.put("id", messageId);
+    event.put("created_timestamp", Long.toString(System.currentTimeMillis()));
+    ObjectNode create = event.putObject("message_create");
+    create.put("sender_id", senderId);
+    create.putObject("target").put("recipient_id", recipientId);
+    create.putObject("message_data").put("text", text);
+    ObjectNode users = root.putObject("users");
+    users.putObject(senderId).put("id", senderId);
+    users.putObject(recipientId).put("id", recipientId);
+    return Json.string(root);
+  }
 
-    /** {@code {"user_event":{"revoke":{...}}}}: a user withdrew the app's access (no {@code for_user_id}). */
-    public static String userRevoke(String userId, String appId) {
-        ObjectNode root = Json.object();
-        ObjectNode revoke = root.putObject("user_event").putObject("revoke");
-        revoke.put("date_time", now());
-        revoke.putObject("target").put("app_id", appId);
-        revoke.putObject("source").put("user_id", userId);
-        return Json.string(root);
-    }
+  /**
+   * {@code {"user_event":{"revoke":{...}}}}: a user withdrew the app's access (no {@code
+   * for_user_id}).
+   */
+  public static String userRevoke(String userId, String appId) {
+    ObjectNode root = Json.object();
+    ObjectNode revoke = root.putObject("user_event").putObject("revoke");
+    revoke.put("date_time", now());
+    revoke.putObject("target").put("app_id", appId);
+    revoke.putObject("source").put("user_id", userId);
+    return Json.string(root);
+  }
 
-    /**
-     * The replay control message
-     * {@code {"replay_job_status":{"webhook_id","job_state","job_state_description","job_id"}}}.
-     */
-    public static String replayJobStatus(String webhookId, String jobId, String jobState, String description) {
-        ObjectNode root = Json.object();
-        ObjectNode status = root.putObject("replay_job_status");
-        status.put("webhook_id", webhookId);
-        status.put("job_state", jobState);
-        status.put("job_state_description", description);
-        status.put("job_id", jobId);
-        return Json.string(root);
-    }
+  /**
+   * The replay control message {@code
+   * {"replay_job_status":{"webhook_id","job_state","job_state_description","job_id"}}}.
+   */
+  public static String replayJobStatus(
+      String webhookId, String jobId, String jobState, String description) {
+    ObjectNode root = Json.object();
+    ObjectNode status = root.putObject("replay_job_status");
+    status.put("webhook_id", webhookId);
+    status.put("job_state", jobState);
+    status.put("job_state_description", description);
+    status.put("job_id", jobId);
+    return Json.string(root);
+  }
 
-    private static String now() {
-        return Webhook.TIMESTAMP.format(Instant.now());
-    }
+  private static String now() {
+    return Webhook.TIMESTAMP.format(Instant.now());
+  }
 }

@@ -13,48 +13,49 @@ import javax.crypto.spec.SecretKeySpec;
  */
 final class Hmac {
 
-    static final String PREFIX = "sha256=";
+  static final String PREFIX = "sha256=";
 
-    private final Mac prototype;
+  private final Mac prototype;
 
-    Hmac(String consumerSecret) {
-        try {
-            prototype = Mac.getInstance("HmacSHA256");
-            prototype.init(new SecretKeySpec(consumerSecret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("HmacSHA256 is not available", e);
-        }
+  Hmac(String consumerSecret) {
+    try {
+      prototype = Mac.getInstance("HmacSHA256");
+      prototype.init(
+          new SecretKeySpec(consumerSecret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("HmacSHA256 is not available", e);
     }
+  }
 
-    /** Returns {@code sha256=<base64 HMAC>} of the given bytes. */
-    String sign(byte[] message) {
-        return PREFIX + Base64.getEncoder().encodeToString(newMac().doFinal(message));
-    }
+  /** Returns {@code sha256=<base64 HMAC>} of the given bytes. */
+  String sign(byte[] message) {
+    return PREFIX + Base64.getEncoder().encodeToString(newMac().doFinal(message));
+  }
 
-    String sign(String message) {
-        return sign(message.getBytes(StandardCharsets.UTF_8));
-    }
+  String sign(String message) {
+    return sign(message.getBytes(StandardCharsets.UTF_8));
+  }
 
-    /** Constant-time check of a {@code sha256=...} value against the signature of {@code message}. */
-    boolean matches(String message, String candidate) {
-        if (candidate == null) {
-            return false;
-        }
-        return MessageDigest.isEqual(
-                sign(message).getBytes(StandardCharsets.UTF_8), candidate.getBytes(StandardCharsets.UTF_8));
+  /** Constant-time check of a {@code sha256=...} value against the signature of {@code message}. */
+  boolean matches(String message, String candidate) {
+    if (candidate == null) {
+      return false;
     }
+    return MessageDigest.isEqual(
+        sign(message).getBytes(StandardCharsets.UTF_8), candidate.getBytes(StandardCharsets.UTF_8));
+  }
 
-    // Mac is not thread-safe; cloning the initialised prototype avoids re-deriving the key per call.
-    private Mac newMac() {
-        try {
-            return (Mac) prototype.clone();
-        } catch (CloneNotSupportedException e) {
-            throw new IllegalStateException("HmacSHA256 provider does not support clone()", e);
-        }
+  // Mac is not thread-safe; cloning the initialised prototype avoids re-deriving the key per call.
+  private Mac newMac() {
+    try {
+      return (Mac) prototype.clone();
+    } catch (CloneNotSupportedException e) {
+      throw new IllegalStateException("HmacSHA256 provider does not support clone()", e);
     }
+  }
 
-    @Override
-    public String toString() {
-        return "Hmac[HmacSHA256]";
-    }
+  @Override
+  public String toString() {
+    return "Hmac[HmacSHA256]";
+  }
 }

@@ -10,53 +10,52 @@ import java.io.UncheckedIOException;
 /** The one shared, thread-safe {@link ObjectMapper} of the testkit and small helpers around it. */
 final class Json {
 
-    static final ObjectMapper MAPPER = new ObjectMapper();
+  static final ObjectMapper MAPPER = new ObjectMapper();
 
-    private Json() {
-    }
+  private Json() {}
 
-    static ObjectNode object() {
-        return MAPPER.createObjectNode();
-    }
+  static ObjectNode object() {
+    return MAPPER.createObjectNode();
+  }
 
-    static JsonNode tree(Object value) {
-        return value == null ? MAPPER.nullNode() : MAPPER.valueToTree(value);
-    }
+  static JsonNode tree(Object value) {
+    return value == null ? MAPPER.nullNode() : MAPPER.valueToTree(value);
+  }
 
-    static byte[] bytes(JsonNode node) {
-        try {
-            return MAPPER.writeValueAsBytes(node);
-        } catch (JsonProcessingException e) {
-            throw new UncheckedIOException(e);
-        }
+  static byte[] bytes(JsonNode node) {
+    try {
+      return MAPPER.writeValueAsBytes(node);
+    } catch (JsonProcessingException e) {
+      throw new UncheckedIOException(e);
     }
+  }
 
-    static String string(JsonNode node) {
-        try {
-            return MAPPER.writeValueAsString(node);
-        } catch (JsonProcessingException e) {
-            throw new UncheckedIOException(e);
-        }
+  static String string(JsonNode node) {
+    try {
+      return MAPPER.writeValueAsString(node);
+    } catch (JsonProcessingException e) {
+      throw new UncheckedIOException(e);
     }
+  }
 
-    /** Parses a request body; {@code null} when it is empty or not JSON. */
-    static JsonNode parseOrNull(byte[] body) {
-        if (body == null || body.length == 0) {
-            return null;
-        }
-        try {
-            return MAPPER.readTree(body);
-        } catch (IOException e) {
-            return null;
-        }
+  /** Parses a request body; {@code null} when it is empty or not JSON. */
+  static JsonNode parseOrNull(byte[] body) {
+    if (body == null || body.length == 0) {
+      return null;
     }
+    try {
+      return MAPPER.readTree(body);
+    } catch (IOException e) {
+      return null;
+    }
+  }
 
-    /** A text field of an object, or {@code null} when missing, not text or blank. */
-    static String text(JsonNode node, String field) {
-        if (node == null) {
-            return null;
-        }
-        JsonNode value = node.get(field);
-        return value != null && value.isTextual() && !value.asText().isBlank() ? value.asText() : null;
+  /** A text field of an object, or {@code null} when missing, not text or blank. */
+  static String text(JsonNode node, String field) {
+    if (node == null) {
+      return null;
     }
+    JsonNode value = node.get(field);
+    return value != null && value.isTextual() && !value.asText().isBlank() ? value.asText() : null;
+  }
 }

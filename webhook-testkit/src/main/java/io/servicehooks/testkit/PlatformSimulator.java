@@ -24,11 +24,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * An in-process stand-in for the platform, the "far side" of webhook tests, the CLI's
- * {@code simulate} command and the demo. It serves the token, webhook, replay and activity
- * subscription API on a local port, runs real CRC checks against registered webhook URLs, and
- * signs and POSTs deliveries with retries and replay. Its HMAC code is its own, so it checks the
- * consumer side independently.
+ * An in-process stand-in for the platform, the "far side" of webhook tests, the CLI's {@code
+ * simulate} command and the demo. It serves the token, webhook, replay and activity subscription
+ * API on a local port, runs real CRC checks against registered webhook URLs, and signs and POSTs
+ * deliveries with retries and replay. Its HMAC code is its own, so it checks the consumer side
+ * independently.
  *
  * <pre>{@code
  * try (PlatformSimulator platform = PlatformSimulator.builder().localMode(true).build().start()) {
@@ -46,430 +46,476 @@ import org.slf4j.LoggerFactory;
  */
 public final class PlatformSimulator implements AutoCloseable {
 
-    private static final Logger log = LoggerFactory.getLogger(PlatformSimulator.class);
+  private static final Logger log = LoggerFactory.getLogger(PlatformSimulator.class);
 
-    private final String host;
-    private final int requestedPort;
-    private final String apiKey;
-    private final String apiSecret;
-    private final String consumerSecret;
-    private final Duration recheckEvery;
-    private final SimClock clock;
-    private final ExecutorService workers;
-    private final ScheduledExecutorService scheduler;
-    private final Api api;
-    private final Deliveries deliveries;
+  private final String host;
+  private final int requestedPort;
+  private final String apiKey;
+  private final String apiSecret;
+  private final String consumerSecret;
+  private final Duration recheckEvery;
+  private final SimClock clock;
+  private final ExecutorService workers;
+  private final ScheduledExecutorService scheduler;
+  private final Api api;
+  private final Deliveries deliveries;
 
-    private final Object lifecycle = new Object();
-    private HttpServer server; // guarded by lifecycle
-    private boolean closed; // guarded by lifecycle
+  private final Object lifecycle = new Object();
+  private HttpServer server; // guarded by lifecycle
+  private boolean closed; // guarded by lifecycle
 
-    private PlatformSimulator(Builder builder) {
-        this.host = builder.host;
-        this.requestedPort = builder.port;
-        this.apiKey = builder.apiKey;
-        this.apiSecret = builder.apiSecret;
-        this.consumerSecret = builder.consumerSecret != null ? builder.consumerSecret : builder.apiSecret;
-        this.recheckEvery = builder.recheckEvery;
-        this.clock = new SimClock(builder.clock);
-        this.workers = Executors.newCachedThreadPool(daemonThreads("platform-simulator"));
-        this.scheduler = Executors.newScheduledThreadPool(2, daemonThreads("platform-simulator-timer"));
-        HttpClient client = HttpClient.newBuilder()
-                .version(HttpClient.Version.HTTP_1_1)
-                .followRedirects(HttpClient.Redirect.NEVER) // a 3xx CRC answer is a failure, not a hop
-                .executor(workers)
-                .build();
-        Hmac hmac = new Hmac(consumerSecret);
-        this.deliveries = new Deliveries(client, hmac, clock, scheduler, builder.retrySchedule, builder.deliveryTimeout);
-        CrcCheck crc = new CrcCheck(client, hmac, builder.crcTimeout);
-        this.api = new Api(apiKey, apiSecret, builder.localMode, builder.webhookLimit, builder.recheckInterval,
-                builder.rateLimit, clock, crc, deliveries, builder.responseStyle);
+  private PlatformSimulator(Builder builder) {
+    this.host = builder.host;
+    this.requestedPort = builder.port;
+    this.apiKey = builder.apiKey;
+    this.apiSecret = builder.apiSecret;
+    this.consumerSecret =
+        builder.consumerSecret != null ? builder.consumerSecret : builder.apiSecret;
+    this.recheckEvery = builder.recheckEvery;
+    this.clock = new SimClock(builder.clock);
+    this.workers = Executors.newCachedThreadPool(daemonThreads("platform-simulator"));
+    this.scheduler = Executors.newScheduledThreadPool(2, daemonThreads("platform-simulator-timer"));
+    HttpClient client =
+        HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .followRedirects(HttpClient.Redirect.NEVER) // a 3xx CRC answer is a failure, not a hop
+            .executor(workers)
+            .build();
+    Hmac hmac = new Hmac(consumerSecret);
+    this.deliveries =
+        new Deliveries(
+            client, hmac, clock, scheduler, builder.retrySchedule, builder.deliveryTimeout);
+    CrcCheck crc = new CrcCheck(client, hmac, builder.crcTimeout);
+    this.api =
+        new Api(
+            apiKey,
+            apiSecret,
+            builder.localMode,
+            builder.webhookLimit,
+            builder.recheckInterval,
+            builder.rateLimit,
+            clock,
+            crc,
+            deliveries,
+            builder.responseStyle);
+  }
+
+  /** Starts configuring a simulator; every setting has a default suitable for tests. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Binds the HTTP server (127.0.0.1, port 0 unless configured) and starts serving.
+   *
+   * @return this simulator, started
+   * @throws UncheckedIOException when the address cannot be bound
+   * @throws IllegalStateException when already started or closed
+   */
+  public PlatformSimulator start() {
+    synchronized (lifecycle) {
+      if (closed) {
+        throw new IllegalStateException("the simulator is closed");
+      }
+      if (server != null) {
+        throw new IllegalStateException("the simulator is already started");
+      }
+      try {
+        server =
+            HttpServer.create(new InetSocketAddress(InetAddress.getByName(host), requestedPort), 0);
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot bind " + host + ":" + requestedPort, e);
+      }
+      server.createContext("/", new SimulatorHttpHandler(api));
+      server.setExecutor(workers);
+      server.start();
+      if (recheckEvery != null) {
+        // Hand off to the workers: a slow CRC must not hold up the timer that drives retries.
+        scheduler.scheduleWithFixedDelay(
+            () -> workers.execute(this::backgroundChecks),
+            recheckEvery.toNanos(),
+            recheckEvery.toNanos(),
+            TimeUnit.NANOSECONDS);
+      }
+      log.info("platform simulator listening on {}", baseUrl());
+      return this;
+    }
+  }
+
+  /** The bound port. */
+  public int port() {
+    synchronized (lifecycle) {
+      if (server == null) {
+        throw new IllegalStateException("the simulator is not started");
+      }
+      return server.getAddress().getPort();
+    }
+  }
+
+  /**
+   * The API's base URL, e.g. {@code http://127.0.0.1:41234}; paths such as {@code /2/webhooks} go
+   * below it.
+   */
+  public URI baseUrl() {
+    return URI.create("http://" + host + ":" + port());
+  }
+
+  /** The API key that {@code POST /oauth2/token} accepts as the Basic user. */
+  public String apiKey() {
+    return apiKey;
+  }
+
+  /** The API key secret that {@code POST /oauth2/token} accepts as the Basic password. */
+  public String apiSecret() {
+    return apiSecret;
+  }
+
+  /**
+   * The consumer secret that keys CRC answers and delivery signatures (the API secret unless
+   * configured).
+   */
+  public String consumerSecret() {
+    return consumerSecret;
+  }
+
+  /**
+   * The simulator's current time: the builder's clock plus everything passed to {@link #advance}.
+   */
+  public Instant now() {
+    return clock.now();
+  }
+
+  /** Switches the response shapes of the API from now on. */
+  public void responseStyle(ResponseStyle style) {
+    api.responseStyle(Objects.requireNonNull(style, "style"));
+  }
+
+  /** Queues faults for the next {@code /2/...} calls: each call consumes at most one, in order. */
+  public void enqueueFault(Fault... faults) {
+    api.enqueue(List.of(faults));
+  }
+
+  /**
+   * Revokes the current bearer token: using it now gets 401 with code 89, and the next token
+   * request yields a different token.
+   */
+  public void revokeToken() {
+    api.revokeToken();
+  }
+
+  /**
+   * Signs {@code body} (UTF-8) and POSTs it to every valid webhook, retrying on the schedule.
+   *
+   * @return the number of deliveries started (one per valid webhook)
+   */
+  public int deliver(String body) {
+    return deliver(body, 1);
+  }
+
+  /**
+   * Like {@link #deliver(String)}, sending the same body {@code copies} times to each webhook, as
+   * duplicates.
+   */
+  public int deliver(String body, int copies) {
+    return deliver(Objects.requireNonNull(body, "body").getBytes(StandardCharsets.UTF_8), copies);
+  }
+
+  /** Delivers raw bytes exactly as given (they need not be JSON). */
+  public int deliver(byte[] body) {
+    return deliver(body, 1);
+  }
+
+  /** Delivers raw bytes {@code copies} times to each valid webhook. */
+  public int deliver(byte[] body, int copies) {
+    Objects.requireNonNull(body, "body");
+    if (copies < 1) {
+      throw new IllegalArgumentException("copies must be at least 1 but was " + copies);
+    }
+    byte[] bytes = body.clone();
+    deliveries.log(bytes);
+    int started = 0;
+    for (Webhook webhook : api.webhooks()) {
+      if (!webhook.receivesDeliveries()) {
+        continue;
+      }
+      for (int i = 0; i < copies; i++) {
+        deliveries.start(webhook, bytes);
+        started++;
+      }
+    }
+    return started;
+  }
+
+  /**
+   * Every delivery attempt so far, in the order their outcomes were known; an immutable snapshot.
+   */
+  public List<DeliveryAttempt> attempts() {
+    return deliveries.attempts();
+  }
+
+  /**
+   * Waits until no delivery, retry or replay job is in flight.
+   *
+   * @return false when {@code timeout} passed first
+   */
+  public boolean awaitIdle(Duration timeout) {
+    return deliveries.awaitIdle(Objects.requireNonNull(timeout, "timeout"));
+  }
+
+  /**
+   * Moves the simulator's clock forward, then runs, synchronously, the periodic check of every
+   * webhook whose check has come due (one re-check interval after its last check).
+   */
+  public void advance(Duration by) {
+    Objects.requireNonNull(by, "by");
+    if (by.isNegative()) {
+      throw new IllegalArgumentException("by must not be negative but was " + by);
+    }
+    clock.advance(by);
+    Instant now = clock.now();
+    List<Webhook> due = new ArrayList<>();
+    for (Webhook webhook : api.webhooks()) {
+      if (webhook.checkDue(now)) {
+        due.add(webhook);
+      }
+    }
+    api.recheck(due);
+  }
+
+  /**
+   * Runs the periodic check of every webhook now, synchronously, whether due or not: a failure
+   * makes the webhook invalid and stops its deliveries.
+   */
+  public void runScheduledChecks() {
+    api.recheck(api.webhooks());
+  }
+
+  /** Stops the server, the scheduler and any delivery still waiting for a retry. */
+  @Override
+  public void close() {
+    synchronized (lifecycle) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      if (server != null) {
+        server.stop(0);
+      }
+    }
+    scheduler.shutdownNow();
+    workers.shutdownNow();
+  }
+
+  private void backgroundChecks() {
+    try {
+      runScheduledChecks();
+    } catch (RuntimeException e) {
+      log.warn("periodic webhook checks failed", e);
+    }
+  }
+
+  private static ThreadFactory daemonThreads(String prefix) {
+    AtomicInteger count = new AtomicInteger();
+    return runnable -> {
+      Thread thread = new Thread(runnable, prefix + "-" + count.incrementAndGet());
+      thread.setDaemon(true);
+      return thread;
+    };
+  }
+
+  @Override
+  public String toString() {
+    synchronized (lifecycle) {
+      String where =
+          server == null
+              ? (closed ? "closed" : "not started")
+              : "http://" + host + ":" + server.getAddress().getPort();
+      return "PlatformSimulator[" + where + ", webhooks=" + api.webhooks().size() + "]";
+    }
+  }
+
+  /**
+   * Configures a {@link PlatformSimulator}. Every method validates its argument at once; every
+   * setting has a default, so {@code builder().build()} is ready to start.
+   */
+  public static final class Builder {
+
+    private String host = "127.0.0.1";
+    private int port;
+    private String apiKey = "DemoApiKey4servicehooks";
+    private String apiSecret = "DemoApiSecret4servicehooksNotForProduction";
+    private String consumerSecret;
+    private boolean localMode;
+    private int webhookLimit = 1;
+    private Duration crcTimeout = Duration.ofSeconds(10);
+    private Duration recheckInterval = Duration.ofHours(1);
+    private Duration recheckEvery;
+    private List<Duration> retrySchedule =
+        List.of(Duration.ofSeconds(3), Duration.ofSeconds(27), Duration.ofSeconds(242));
+    private Duration deliveryTimeout = Duration.ofSeconds(3);
+    private Clock clock = Clock.systemUTC();
+    private ResponseStyle responseStyle = ResponseStyle.CURRENT;
+    private int rateLimit = 450;
+
+    private Builder() {}
+
+    /** The address to bind; default {@code 127.0.0.1}. */
+    public Builder host(String host) {
+      this.host = requireText(host, "host");
+      return this;
     }
 
-    /** Starts configuring a simulator; every setting has a default suitable for tests. */
-    public static Builder builder() {
-        return new Builder();
+    /** The port to bind; default 0 (any free port, see {@link PlatformSimulator#port()}). */
+    public Builder port(int port) {
+      if (port < 0 || port > 65_535) {
+        throw new IllegalArgumentException("port must be 0..65535 but was " + port);
+      }
+      this.port = port;
+      return this;
+    }
+
+    /** The API key accepted by the token endpoints; default a fixed demo key. */
+    public Builder apiKey(String apiKey) {
+      this.apiKey = requireText(apiKey, "apiKey");
+      return this;
+    }
+
+    /** The API key secret accepted by the token endpoints; default a fixed demo secret. */
+    public Builder apiSecret(String apiSecret) {
+      this.apiSecret = requireText(apiSecret, "apiSecret");
+      return this;
     }
 
     /**
-     * Binds the HTTP server (127.0.0.1, port 0 unless configured) and starts serving.
-     *
-     * @return this simulator, started
-     * @throws UncheckedIOException  when the address cannot be bound
-     * @throws IllegalStateException when already started or closed
+     * The key of CRC answers and delivery signatures; default the API secret, as on the platform.
      */
-    public PlatformSimulator start() {
-        synchronized (lifecycle) {
-            if (closed) {
-                throw new IllegalStateException("the simulator is closed");
-            }
-            if (server != null) {
-                throw new IllegalStateException("the simulator is already started");
-            }
-            try {
-                server = HttpServer.create(new InetSocketAddress(InetAddress.getByName(host), requestedPort), 0);
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot bind " + host + ":" + requestedPort, e);
-            }
-            server.createContext("/", new SimulatorHttpHandler(api));
-            server.setExecutor(workers);
-            server.start();
-            if (recheckEvery != null) {
-                // Hand off to the workers: a slow CRC must not hold up the timer that drives retries.
-                scheduler.scheduleWithFixedDelay(() -> workers.execute(this::backgroundChecks),
-                        recheckEvery.toNanos(), recheckEvery.toNanos(), TimeUnit.NANOSECONDS);
-            }
-            log.info("platform simulator listening on {}", baseUrl());
-            return this;
-        }
-    }
-
-    /** The bound port. */
-    public int port() {
-        synchronized (lifecycle) {
-            if (server == null) {
-                throw new IllegalStateException("the simulator is not started");
-            }
-            return server.getAddress().getPort();
-        }
-    }
-
-    /** The API's base URL, e.g. {@code http://127.0.0.1:41234}; paths such as {@code /2/webhooks} go below it. */
-    public URI baseUrl() {
-        return URI.create("http://" + host + ":" + port());
-    }
-
-    /** The API key that {@code POST /oauth2/token} accepts as the Basic user. */
-    public String apiKey() {
-        return apiKey;
-    }
-
-    /** The API key secret that {@code POST /oauth2/token} accepts as the Basic password. */
-    public String apiSecret() {
-        return apiSecret;
-    }
-
-    /** The consumer secret that keys CRC answers and delivery signatures (the API secret unless configured). */
-    public String consumerSecret() {
-        return consumerSecret;
-    }
-
-    /** The simulator's current time: the builder's clock plus everything passed to {@link #advance}. */
-    public Instant now() {
-        return clock.now();
-    }
-
-    /** Switches the response shapes of the API from now on. */
-    public void responseStyle(ResponseStyle style) {
-        api.responseStyle(Objects.requireNonNull(style, "style"));
-    }
-
-    /** Queues faults for the next {@code /2/...} calls: each call consumes at most one, in order. */
-    public void enqueueFault(Fault... faults) {
-        api.enqueue(List.of(faults));
+    public Builder consumerSecret(String consumerSecret) {
+      this.consumerSecret = requireText(consumerSecret, "consumerSecret");
+      return this;
     }
 
     /**
-     * Revokes the current bearer token: using it now gets 401 with code 89, and the next token
-     * request yields a different token.
+     * Whether webhook URLs {@code http(s)://127.0.0.1:PORT/...} and {@code
+     * http(s)://localhost:PORT/...} are accepted besides the strict rule (https, no port, at most
+     * 200 characters); default false.
      */
-    public void revokeToken() {
-        api.revokeToken();
+    public Builder localMode(boolean localMode) {
+      this.localMode = localMode;
+      return this;
+    }
+
+    /** How many webhooks the app may register; default 1 (self-serve plans). */
+    public Builder webhookLimit(int webhookLimit) {
+      if (webhookLimit < 1) {
+        throw new IllegalArgumentException(
+            "webhookLimit must be at least 1 but was " + webhookLimit);
+      }
+      this.webhookLimit = webhookLimit;
+      return this;
+    }
+
+    /** How long a CRC answer may take; default 10 s. */
+    public Builder crcTimeout(Duration crcTimeout) {
+      this.crcTimeout = requirePositive(crcTimeout, "crcTimeout");
+      return this;
     }
 
     /**
-     * Signs {@code body} (UTF-8) and POSTs it to every valid webhook, retrying on the schedule.
-     *
-     * @return the number of deliveries started (one per valid webhook)
+     * The interval of the periodic re-check on the simulator's clock (driven by {@link
+     * PlatformSimulator#advance}); default 1 hour.
      */
-    public int deliver(String body) {
-        return deliver(body, 1);
-    }
-
-    /** Like {@link #deliver(String)}, sending the same body {@code copies} times to each webhook, as duplicates. */
-    public int deliver(String body, int copies) {
-        return deliver(Objects.requireNonNull(body, "body").getBytes(StandardCharsets.UTF_8), copies);
-    }
-
-    /** Delivers raw bytes exactly as given (they need not be JSON). */
-    public int deliver(byte[] body) {
-        return deliver(body, 1);
-    }
-
-    /** Delivers raw bytes {@code copies} times to each valid webhook. */
-    public int deliver(byte[] body, int copies) {
-        Objects.requireNonNull(body, "body");
-        if (copies < 1) {
-            throw new IllegalArgumentException("copies must be at least 1 but was " + copies);
-        }
-        byte[] bytes = body.clone();
-        deliveries.log(bytes);
-        int started = 0;
-        for (Webhook webhook : api.webhooks()) {
-            if (!webhook.receivesDeliveries()) {
-                continue;
-            }
-            for (int i = 0; i < copies; i++) {
-                deliveries.start(webhook, bytes);
-                started++;
-            }
-        }
-        return started;
-    }
-
-    /** Every delivery attempt so far, in the order their outcomes were known; an immutable snapshot. */
-    public List<DeliveryAttempt> attempts() {
-        return deliveries.attempts();
+    public Builder recheckInterval(Duration recheckInterval) {
+      this.recheckInterval = requirePositive(recheckInterval, "recheckInterval");
+      return this;
     }
 
     /**
-     * Waits until no delivery, retry or replay job is in flight.
-     *
-     * @return false when {@code timeout} passed first
+     * Also re-checks every webhook on a real background timer with this period, for the CLI and the
+     * demo; off by default (tests use {@link PlatformSimulator#advance}).
      */
-    public boolean awaitIdle(Duration timeout) {
-        return deliveries.awaitIdle(Objects.requireNonNull(timeout, "timeout"));
+    public Builder recheckEvery(Duration period) {
+      this.recheckEvery = requirePositive(period, "recheckEvery");
+      return this;
     }
 
     /**
-     * Moves the simulator's clock forward, then runs, synchronously, the periodic check of every
-     * webhook whose check has come due (one re-check interval after its last check).
+     * The waits before each retry of a failed delivery; default 3 s, 27 s, 242 s. Tests compress
+     * it, e.g. {@code List.of(ofMillis(50), ofMillis(100))}; an empty list disables retries.
      */
-    public void advance(Duration by) {
-        Objects.requireNonNull(by, "by");
-        if (by.isNegative()) {
-            throw new IllegalArgumentException("by must not be negative but was " + by);
+    public Builder retrySchedule(List<Duration> retrySchedule) {
+      Objects.requireNonNull(retrySchedule, "retrySchedule");
+      for (Duration wait : retrySchedule) {
+        if (wait == null || wait.isNegative()) {
+          throw new IllegalArgumentException(
+              "retrySchedule entries must be non-negative but were " + retrySchedule);
         }
-        clock.advance(by);
-        Instant now = clock.now();
-        List<Webhook> due = new ArrayList<>();
-        for (Webhook webhook : api.webhooks()) {
-            if (webhook.checkDue(now)) {
-                due.add(webhook);
-            }
-        }
-        api.recheck(due);
+      }
+      this.retrySchedule = List.copyOf(retrySchedule);
+      return this;
+    }
+
+    /** How long one delivery attempt may take before it counts as failed; default 3 s. */
+    public Builder deliveryTimeout(Duration deliveryTimeout) {
+      this.deliveryTimeout = requirePositive(deliveryTimeout, "deliveryTimeout");
+      return this;
     }
 
     /**
-     * Runs the periodic check of every webhook now, synchronously, whether due or not: a failure
-     * makes the webhook invalid and stops its deliveries.
+     * The base clock of the simulator's time (timestamps, replay window, rate-limit reset); default
+     * UTC system clock.
      */
-    public void runScheduledChecks() {
-        api.recheck(api.webhooks());
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
     }
 
-    /** Stops the server, the scheduler and any delivery still waiting for a retry. */
-    @Override
-    public void close() {
-        synchronized (lifecycle) {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            if (server != null) {
-                server.stop(0);
-            }
-        }
-        scheduler.shutdownNow();
-        workers.shutdownNow();
+    /** The initial response shapes; default {@link ResponseStyle#CURRENT}. */
+    public Builder responseStyle(ResponseStyle responseStyle) {
+      this.responseStyle = Objects.requireNonNull(responseStyle, "responseStyle");
+      return this;
     }
 
-    private void backgroundChecks() {
-        try {
-            runScheduledChecks();
-        } catch (RuntimeException e) {
-            log.warn("periodic webhook checks failed", e);
-        }
+    /** {@code /2/...} calls allowed per 15-minute window before 429; default 450. */
+    public Builder rateLimit(int rateLimit) {
+      if (rateLimit < 1) {
+        throw new IllegalArgumentException("rateLimit must be at least 1 but was " + rateLimit);
+      }
+      this.rateLimit = rateLimit;
+      return this;
     }
 
-    private static ThreadFactory daemonThreads(String prefix) {
-        AtomicInteger count = new AtomicInteger();
-        return runnable -> {
-            Thread thread = new Thread(runnable, prefix + "-" + count.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        };
+    /** Creates the simulator; call {@link PlatformSimulator#start()} to serve. */
+    public PlatformSimulator build() {
+      return new PlatformSimulator(this);
+    }
+
+    private static String requireText(String value, String name) {
+      Objects.requireNonNull(value, name);
+      if (value.isBlank()) {
+        throw new IllegalArgumentException(name + " must not be blank");
+      }
+      return value;
+    }
+
+    private static Duration requirePositive(Duration value, String name) {
+      Objects.requireNonNull(value, name);
+      if (value.isZero() || value.isNegative()) {
+        throw new IllegalArgumentException(name + " must be positive but was " + value);
+      }
+      return value;
     }
 
     @Override
     public String toString() {
-        synchronized (lifecycle) {
-            String where = server == null ? (closed ? "closed" : "not started")
-                    : "http://" + host + ":" + server.getAddress().getPort();
-            return "PlatformSimulator[" + where + ", webhooks=" + api.webhooks().size() + "]";
-        }
+      return "PlatformSimulator.Builder[host="
+          + host
+          + ", port="
+          + port
+          + ", localMode="
+          + localMode
+          + ", webhookLimit="
+          + webhookLimit
+          + "]";
     }
-
-    /**
-     * Configures a {@link PlatformSimulator}. Every method validates its argument at once; every
-     * setting has a default, so {@code builder().build()} is ready to start.
-     */
-    public static final class Builder {
-
-        private String host = "127.0.0.1";
-        private int port;
-        private String apiKey = "DemoApiKey4servicehooks";
-        private String apiSecret = "DemoApiSecret4servicehooksNotForProduction";
-        private String consumerSecret;
-        private boolean localMode;
-        private int webhookLimit = 1;
-        private Duration crcTimeout = Duration.ofSeconds(10);
-        private Duration recheckInterval = Duration.ofHours(1);
-        private Duration recheckEvery;
-        private List<Duration> retrySchedule =
-                List.of(Duration.ofSeconds(3), Duration.ofSeconds(27), Duration.ofSeconds(242));
-        private Duration deliveryTimeout = Duration.ofSeconds(3);
-        private Clock clock = Clock.systemUTC();
-        private ResponseStyle responseStyle = ResponseStyle.CURRENT;
-        private int rateLimit = 450;
-
-        private Builder() {
-        }
-
-        /** The address to bind; default {@code 127.0.0.1}. */
-        public Builder host(String host) {
-            this.host = requireText(host, "host");
-            return this;
-        }
-
-        /** The port to bind; default 0 (any free port, see {@link PlatformSimulator#port()}). */
-        public Builder port(int port) {
-            if (port < 0 || port > 65_535) {
-                throw new IllegalArgumentException("port must be 0..65535 but was " + port);
-            }
-            this.port = port;
-            return this;
-        }
-
-        /** The API key accepted by the token endpoints; default a fixed demo key. */
-        public Builder apiKey(String apiKey) {
-            this.apiKey = requireText(apiKey, "apiKey");
-            return this;
-        }
-
-        /** The API key secret accepted by the token endpoints; default a fixed demo secret. */
-        public Builder apiSecret(String apiSecret) {
-            this.apiSecret = requireText(apiSecret, "apiSecret");
-            return this;
-        }
-
-        /** The key of CRC answers and delivery signatures; default the API secret, as on the platform. */
-        public Builder consumerSecret(String consumerSecret) {
-            this.consumerSecret = requireText(consumerSecret, "consumerSecret");
-            return this;
-        }
-
-        /**
-         * Whether webhook URLs {@code http(s)://127.0.0.1:PORT/...} and {@code http(s)://localhost:PORT/...}
-         * are accepted besides the strict rule (https, no port, at most 200 characters); default false.
-         */
-        public Builder localMode(boolean localMode) {
-            this.localMode = localMode;
-            return this;
-        }
-
-        /** How many webhooks the app may register; default 1 (self-serve plans). */
-        public Builder webhookLimit(int webhookLimit) {
-            if (webhookLimit < 1) {
-                throw new IllegalArgumentException("webhookLimit must be at least 1 but was " + webhookLimit);
-            }
-            this.webhookLimit = webhookLimit;
-            return this;
-        }
-
-        /** How long a CRC answer may take; default 10 s. */
-        public Builder crcTimeout(Duration crcTimeout) {
-            this.crcTimeout = requirePositive(crcTimeout, "crcTimeout");
-            return this;
-        }
-
-        /**
-         * The interval of the periodic re-check on the simulator's clock (driven by
-         * {@link PlatformSimulator#advance}); default 1 hour.
-         */
-        public Builder recheckInterval(Duration recheckInterval) {
-            this.recheckInterval = requirePositive(recheckInterval, "recheckInterval");
-            return this;
-        }
-
-        /**
-         * Also re-checks every webhook on a real background timer with this period, for the CLI and
-         * the demo; off by default (tests use {@link PlatformSimulator#advance}).
-         */
-        public Builder recheckEvery(Duration period) {
-            this.recheckEvery = requirePositive(period, "recheckEvery");
-            return this;
-        }
-
-        /**
-         * The waits before each retry of a failed delivery; default 3 s, 27 s, 242 s. Tests compress
-         * it, e.g. {@code List.of(ofMillis(50), ofMillis(100))}; an empty list disables retries.
-         */
-        public Builder retrySchedule(List<Duration> retrySchedule) {
-            Objects.requireNonNull(retrySchedule, "retrySchedule");
-            for (Duration wait : retrySchedule) {
-                if (wait == null || wait.isNegative()) {
-                    throw new IllegalArgumentException("retrySchedule entries must be non-negative but were "
-                            + retrySchedule);
-                }
-            }
-            this.retrySchedule = List.copyOf(retrySchedule);
-            return this;
-        }
-
-        /** How long one delivery attempt may take before it counts as failed; default 3 s. */
-        public Builder deliveryTimeout(Duration deliveryTimeout) {
-            this.deliveryTimeout = requirePositive(deliveryTimeout, "deliveryTimeout");
-            return this;
-        }
-
-        /** The base clock of the simulator's time (timestamps, replay window, rate-limit reset); default UTC system clock. */
-        public Builder clock(Clock clock) {
-            this.clock = Objects.requireNonNull(clock, "clock");
-            return this;
-        }
-
-        /** The initial response shapes; default {@link ResponseStyle#CURRENT}. */
-        public Builder responseStyle(ResponseStyle responseStyle) {
-            this.responseStyle = Objects.requireNonNull(responseStyle, "responseStyle");
-            return this;
-        }
-
-        /** {@code /2/...} calls allowed per 15-minute window before 429; default 450. */
-        public Builder rateLimit(int rateLimit) {
-            if (rateLimit < 1) {
-                throw new IllegalArgumentException("rateLimit must be at least 1 but was " + rateLimit);
-            }
-            this.rateLimit = rateLimit;
-            return this;
-        }
-
-        /** Creates the simulator; call {@link PlatformSimulator#start()} to serve. */
-        public PlatformSimulator build() {
-            return new PlatformSimulator(this);
-        }
-
-        private static String requireText(String value, String name) {
-            Objects.requireNonNull(value, name);
-            if (value.isBlank()) {
-                throw new IllegalArgumentException(name + " must not be blank");
-            }
-            return value;
-        }
-
-        private static Duration requirePositive(Duration value, String name) {
-            Objects.requireNonNull(value, name);
-            if (value.isZero() || value.isNegative()) {
-                throw new IllegalArgumentException(name + " must be positive but was " + value);
-            }
-            return value;
-        }
-
-        @Override
-        public String toString() {
-            return "PlatformSimulator.Builder[host=" + host + ", port=" + port + ", localMode=" + localMode
-                    + ", webhookLimit=" + webhookLimit + "]";
-        }
-    }
+  }
 }

@@ -16,96 +16,109 @@ import org.slf4j.LoggerFactory;
  */
 final class SimulatorHttpHandler implements HttpHandler {
 
-    private static final Logger log = LoggerFactory.getLogger(SimulatorHttpHandler.class);
-    private static final int MAX_BODY_BYTES = 1 << 20;
+  private static final Logger log = LoggerFactory.getLogger(SimulatorHttpHandler.class);
+  private static final int MAX_BODY_BYTES = 1 << 20;
 
-    private final Api api;
+  private final Api api;
 
-    SimulatorHttpHandler(Api api) {
-        this.api = api;
+  SimulatorHttpHandler(Api api) {
+    this.api = api;
+  }
+
+  @Override
+  public void handle(HttpExchange exchange) throws IOException {
+    try {
+      byte[] body = readBody(exchange);
+      if (body == null) {
+        send(
+            exchange,
+            ApiResponse.problem(
+                413, "Payload Too Large", "Body over " + MAX_BODY_BYTES + " bytes", "about:blank"));
+        return;
+      }
+      ApiRequest request =
+          new ApiRequest(
+              exchange.getRequestMethod(),
+              exchange.getRequestURI().getPath(),
+              exchange.getRequestURI().getRawQuery(),
+              exchange.getRequestHeaders(),
+              body);
+      Fault fault = request.path().startsWith("/2/") ? api.pollFault() : null;
+      if (fault != null) {
+        log.debug("{} meets {}", request, fault);
+        play(fault, request, exchange);
+        return;
+      }
+      send(exchange, api.handle(request));
+    } catch (RuntimeException e) {
+      log.warn(
+          "simulator failed on {} {}",
+          exchange.getRequestMethod(),
+          exchange.getRequestURI().getPath(),
+          e);
+      send(
+          exchange,
+          ApiResponse.problem(500, "Internal Server Error", "Simulator error", "about:blank"));
+    } finally {
+      exchange.close();
     }
+  }
 
-    @Override
-    public void handle(HttpExchange exchange) throws IOException {
-        try {
-            byte[] body = readBody(exchange);
-            if (body == null) {
-                send(exchange, ApiResponse.problem(413, "Payload Too Large", "Body over " + MAX_BODY_BYTES + " bytes",
-                        "about:blank"));
-                return;
-            }
-            ApiRequest request = new ApiRequest(exchange.getRequestMethod(), exchange.getRequestURI().getPath(),
-                    exchange.getRequestURI().getRawQuery(), exchange.getRequestHeaders(), body);
-            Fault fault = request.path().startsWith("/2/") ? api.pollFault() : null;
-            if (fault != null) {
-                log.debug("{} meets {}", request, fault);
-                play(fault, request, exchange);
-                return;
-            }
-            send(exchange, api.handle(request));
-        } catch (RuntimeException e) {
-            log.warn("simulator failed on {} {}", exchange.getRequestMethod(), exchange.getRequestURI().getPath(), e);
-            send(exchange, ApiResponse.problem(500, "Internal Server Error", "Simulator error", "about:blank"));
-        } finally {
-            exchange.close();
+  private void play(Fault fault, ApiRequest request, HttpExchange exchange) throws IOException {
+    switch (fault.kind()) {
+      case RATE_LIMITED:
+        send(exchange, api.rateLimited(fault.reset()));
+        break;
+      case SERVER_ERROR:
+        send(exchange, api.failure(fault.status()));
+        break;
+      case DELAY:
+        ApiResponse late = api.handle(request);
+        if (pause(fault.delay())) {
+          send(exchange, late);
         }
+        break;
+      case DROP_RESPONSE:
+        api.handle(request);
+        send(exchange, api.failure(fault.status()));
+        break;
+      case CLOSE_CONNECTION:
+        api.handle(request);
+        // Closing an exchange that never sent headers makes the JDK server drop the connection.
+        break;
+      default:
+        throw new IllegalStateException("unknown fault " + fault);
     }
+  }
 
-    private void play(Fault fault, ApiRequest request, HttpExchange exchange) throws IOException {
-        switch (fault.kind()) {
-            case RATE_LIMITED:
-                send(exchange, api.rateLimited(fault.reset()));
-                break;
-            case SERVER_ERROR:
-                send(exchange, api.failure(fault.status()));
-                break;
-            case DELAY:
-                ApiResponse late = api.handle(request);
-                if (pause(fault.delay())) {
-                    send(exchange, late);
-                }
-                break;
-            case DROP_RESPONSE:
-                api.handle(request);
-                send(exchange, api.failure(fault.status()));
-                break;
-            case CLOSE_CONNECTION:
-                api.handle(request);
-                // Closing an exchange that never sent headers makes the JDK server drop the connection.
-                break;
-            default:
-                throw new IllegalStateException("unknown fault " + fault);
-        }
+  // A simulated slow server, not a test wait: the handler thread holds the answer back.
+  private static boolean pause(Duration delay) {
+    try {
+      Thread.sleep(delay.toMillis());
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
     }
+  }
 
-    // A simulated slow server, not a test wait: the handler thread holds the answer back.
-    private static boolean pause(Duration delay) {
-        try {
-            Thread.sleep(delay.toMillis());
-            return true;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
+  private static byte[] readBody(HttpExchange exchange) throws IOException {
+    try (InputStream in = exchange.getRequestBody()) {
+      byte[] bytes = in.readNBytes(MAX_BODY_BYTES + 1);
+      return bytes.length > MAX_BODY_BYTES ? null : bytes;
     }
+  }
 
-    private static byte[] readBody(HttpExchange exchange) throws IOException {
-        try (InputStream in = exchange.getRequestBody()) {
-            byte[] bytes = in.readNBytes(MAX_BODY_BYTES + 1);
-            return bytes.length > MAX_BODY_BYTES ? null : bytes;
-        }
+  private static void send(HttpExchange exchange, ApiResponse response) throws IOException {
+    for (Map.Entry<String, String> header : response.headers().entrySet()) {
+      exchange.getResponseHeaders().set(header.getKey(), header.getValue());
     }
-
-    private static void send(HttpExchange exchange, ApiResponse response) throws IOException {
-        for (Map.Entry<String, String> header : response.headers().entrySet()) {
-            exchange.getResponseHeaders().set(header.getKey(), header.getValue());
-        }
-        byte[] body = response.body();
-        exchange.sendResponseHeaders(response.status(), body.length == 0 ? -1 : body.length);
-        if (body.length > 0) {
-            try (OutputStream out = exchange.getResponseBody()) {
-                out.write(body);
-            }
-        }
+    byte[] body = response.body();
+    exchange.sendResponseHeaders(response.status(), body.length == 0 ? -1 : body.length);
+    if (body.length > 0) {
+      try (OutputStream out = exchange.getResponseBody()) {
+        out.write(body);
+      }
     }
+  }
 }

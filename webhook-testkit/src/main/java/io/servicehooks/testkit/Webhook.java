@@ -8,56 +8,56 @@ import java.time.format.DateTimeFormatter;
 /** A registered webhook and its mutable check state. */
 final class Webhook {
 
-    static final DateTimeFormatter TIMESTAMP =
-            DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
+  static final DateTimeFormatter TIMESTAMP =
+      DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
 
-    final String id;
-    final String url;
-    final Instant createdAt;
-    private volatile boolean valid = true;
-    private volatile boolean deleted;
-    private volatile Instant nextCheckAt;
+  final String id;
+  final String url;
+  final Instant createdAt;
+  private volatile boolean valid = true;
+  private volatile boolean deleted;
+  private volatile Instant nextCheckAt;
 
-    Webhook(String id, String url, Instant createdAt, Instant nextCheckAt) {
-        this.id = id;
-        this.url = url;
-        this.createdAt = createdAt;
-        this.nextCheckAt = nextCheckAt;
-    }
+  Webhook(String id, String url, Instant createdAt, Instant nextCheckAt) {
+    this.id = id;
+    this.url = url;
+    this.createdAt = createdAt;
+    this.nextCheckAt = nextCheckAt;
+  }
 
-    boolean valid() {
-        return valid;
-    }
+  boolean valid() {
+    return valid;
+  }
 
-    /** Whether deliveries may go to this webhook right now. */
-    boolean receivesDeliveries() {
-        return valid && !deleted;
-    }
+  /** Whether deliveries may go to this webhook right now. */
+  boolean receivesDeliveries() {
+    return valid && !deleted;
+  }
 
-    void checked(boolean passed, Instant nextCheckAt) {
-        this.valid = passed;
-        this.nextCheckAt = nextCheckAt;
-    }
+  void checked(boolean passed, Instant nextCheckAt) {
+    this.valid = passed;
+    this.nextCheckAt = nextCheckAt;
+  }
 
-    void markDeleted() {
-        deleted = true;
-    }
+  void markDeleted() {
+    deleted = true;
+  }
 
-    boolean checkDue(Instant now) {
-        return !deleted && !now.isBefore(nextCheckAt);
-    }
+  boolean checkDue(Instant now) {
+    return !deleted && !now.isBefore(nextCheckAt);
+  }
 
-    ObjectNode toJson() {
-        ObjectNode node = Json.object();
-        node.put("id", id);
-        node.put("url", url);
-        node.put("valid", valid);
-        node.put("created_at", TIMESTAMP.format(createdAt));
-        return node;
-    }
+  ObjectNode toJson() {
+    ObjectNode node = Json.object();
+    node.put("id", id);
+    node.put("url", url);
+    node.put("valid", valid);
+    node.put("created_at", TIMESTAMP.format(createdAt));
+    return node;
+  }
 
-    @Override
-    public String toString() {
-        return "Webhook[id=" + id + ", url=" + url + ", valid=" + valid + "]";
-    }
+  @Override
+  public String toString() {
+    return "Webhook[id=" + id + ", url=" + url + ", valid=" + valid + "]";
+  }
 }

@@ -15,123 +15,139 @@ import org.junit.jupiter.api.Test;
 
 final class RecheckTest {
 
-    private static final Instant START = Instant.parse("2026-05-01T12:00:00Z");
+  private static final Instant START = Instant.parse("2026-05-01T12:00:00Z");
 
-    private final PlatformSimulator simulator = PlatformSimulator.builder()
-            .localMode(true)
-            .clock(Clock.fixed(START, ZoneOffset.UTC))
-            .crcTimeout(Duration.ofMillis(500))
-            .retrySchedule(List.of())
-            .build().start();
-    private final PlatformClient client = new PlatformClient(simulator);
-    private final TestConsumer consumer;
-    private final String webhookId;
+  private final PlatformSimulator simulator =
+      PlatformSimulator.builder()
+          .localMode(true)
+          .clock(Clock.fixed(START, ZoneOffset.UTC))
+          .crcTimeout(Duration.ofMillis(500))
+          .retrySchedule(List.of())
+          .build()
+          .start();
+  private final PlatformClient client = new PlatformClient(simulator);
+  private final TestConsumer consumer;
+  private final String webhookId;
 
-    RecheckTest() throws IOException {
-        consumer = new TestConsumer(simulator.consumerSecret());
-        webhookId = client.register(consumer.url());
+  RecheckTest() throws IOException {
+    consumer = new TestConsumer(simulator.consumerSecret());
+    webhookId = client.register(consumer.url());
+  }
+
+  @AfterEach
+  void close() {
+    simulator.close();
+    consumer.close();
+  }
+
+  @Test
+  void advance_lessThanInterval_noCheck() {
+    simulator.advance(Duration.ofMinutes(59));
+
+    assertThat(consumer.crcRequests()).isEqualTo(1);
+  }
+
+  @Test
+  void advance_oneHour_checkRunsOnSimulatorClock() {
+    simulator.advance(Duration.ofHours(1));
+
+    assertThat(consumer.crcRequests()).isEqualTo(2);
+    assertThat(simulator.now()).isEqualTo(START.plus(Duration.ofHours(1)));
+    assertThat(valid()).isTrue();
+  }
+
+  @Test
+  void createdAt_fixedClock_usesSimulatorTime() {
+    assertThat(
+            json(client.call("GET", "/2/webhooks", null))
+                .get("data")
+                .get(0)
+                .get("created_at")
+                .asText())
+        .isEqualTo("2026-05-01T12:00:00.000Z");
+  }
+
+  @Test
+  void recheck_failsThenPutPasses_deliveriesStopAndResume() {
+    consumer.crc(TestConsumer.Crc.WRONG_TOKEN);
+    simulator.advance(Duration.ofHours(1));
+
+    assertThat(valid()).isFalse();
+    assertThat(simulator.deliver(Events.postCreate("1", "2", "lost"))).isZero();
+    assertThat(simulator.awaitIdle(Duration.ofSeconds(1))).isTrue();
+    assertThat(consumer.received()).isEmpty();
+    assertThat(simulator.attempts()).isEmpty();
+
+    consumer.crc(TestConsumer.Crc.CORRECT);
+    assertThat(client.call("PUT", "/2/webhooks/" + webhookId, null).body())
+        .isEqualTo("{\"data\":{\"valid\":true}}");
+    String body = Events.postCreate("1", "3", "back");
+    assertThat(simulator.deliver(body)).isEqualTo(1);
+
+    await().until(() -> consumer.receivedBodies().equals(List.of(body)));
+    assertThat(valid()).isTrue();
+  }
+
+  @Test
+  void runScheduledChecks_serverError_invalid() {
+    consumer.crc(TestConsumer.Crc.SERVER_ERROR);
+
+    simulator.runScheduledChecks();
+
+    assertThat(valid()).isFalse();
+  }
+
+  @Test
+  void runScheduledChecks_redirect_invalid() {
+    consumer.crc(TestConsumer.Crc.REDIRECT);
+
+    simulator.runScheduledChecks();
+
+    assertThat(valid()).isFalse();
+  }
+
+  @Test
+  void runScheduledChecks_timeout_invalid() {
+    consumer.crc(TestConsumer.Crc.HANG);
+
+    simulator.runScheduledChecks();
+
+    assertThat(valid()).isFalse();
+  }
+
+  @Test
+  void recheck_invalidThenPassingCheck_validAgain() {
+    consumer.crc(TestConsumer.Crc.WRONG_TOKEN);
+    simulator.runScheduledChecks();
+    consumer.crc(TestConsumer.Crc.CORRECT);
+
+    simulator.advance(Duration.ofHours(1));
+
+    assertThat(valid()).isTrue();
+  }
+
+  @Test
+  void recheckEvery_backgroundScheduler_invalidatesWithoutTestDrivingIt() throws IOException {
+    try (PlatformSimulator background =
+            PlatformSimulator.builder()
+                .localMode(true)
+                .recheckEvery(Duration.ofMillis(100))
+                .build()
+                .start();
+        TestConsumer other = new TestConsumer(background.consumerSecret())) {
+      new PlatformClient(background).register(other.url());
+      other.crc(TestConsumer.Crc.WRONG_TOKEN);
+
+      await().atMost(Duration.ofSeconds(5)).until(() -> background.deliver("{}") == 0);
+      assertThat(other.crcRequests()).isGreaterThanOrEqualTo(2);
     }
+  }
 
-    @AfterEach
-    void close() {
-        simulator.close();
-        consumer.close();
-    }
-
-    @Test
-    void advance_lessThanInterval_noCheck() {
-        simulator.advance(Duration.ofMinutes(59));
-
-        assertThat(consumer.crcRequests()).isEqualTo(1);
-    }
-
-    @Test
-    void advance_oneHour_checkRunsOnSimulatorClock() {
-        simulator.advance(Duration.ofHours(1));
-
-        assertThat(consumer.crcRequests()).isEqualTo(2);
-        assertThat(simulator.now()).isEqualTo(START.plus(Duration.ofHours(1)));
-        assertThat(valid()).isTrue();
-    }
-
-    @Test
-    void createdAt_fixedClock_usesSimulatorTime() {
-        assertThat(json(client.call("GET", "/2/webhooks", null)).get("data").get(0).get("created_at").asText())
-                .isEqualTo("2026-05-01T12:00:00.000Z");
-    }
-
-    @Test
-    void recheck_failsThenPutPasses_deliveriesStopAndResume() {
-        consumer.crc(TestConsumer.Crc.WRONG_TOKEN);
-        simulator.advance(Duration.ofHours(1));
-
-        assertThat(valid()).isFalse();
-        assertThat(simulator.deliver(Events.postCreate("1", "2", "lost"))).isZero();
-        assertThat(simulator.awaitIdle(Duration.ofSeconds(1))).isTrue();
-        assertThat(consumer.received()).isEmpty();
-        assertThat(simulator.attempts()).isEmpty();
-
-        consumer.crc(TestConsumer.Crc.CORRECT);
-        assertThat(client.call("PUT", "/2/webhooks/" + webhookId, null).body()).isEqualTo("{\"data\":{\"valid\":true}}");
-        String body = Events.postCreate("1", "3", "back");
-        assertThat(simulator.deliver(body)).isEqualTo(1);
-
-        await().until(() -> consumer.receivedBodies().equals(List.of(body)));
-        assertThat(valid()).isTrue();
-    }
-
-    @Test
-    void runScheduledChecks_serverError_invalid() {
-        consumer.crc(TestConsumer.Crc.SERVER_ERROR);
-
-        simulator.runScheduledChecks();
-
-        assertThat(valid()).isFalse();
-    }
-
-    @Test
-    void runScheduledChecks_redirect_invalid() {
-        consumer.crc(TestConsumer.Crc.REDIRECT);
-
-        simulator.runScheduledChecks();
-
-        assertThat(valid()).isFalse();
-    }
-
-    @Test
-    void runScheduledChecks_timeout_invalid() {
-        consumer.crc(TestConsumer.Crc.HANG);
-
-        simulator.runScheduledChecks();
-
-        assertThat(valid()).isFalse();
-    }
-
-    @Test
-    void recheck_invalidThenPassingCheck_validAgain() {
-        consumer.crc(TestConsumer.Crc.WRONG_TOKEN);
-        simulator.runScheduledChecks();
-        consumer.crc(TestConsumer.Crc.CORRECT);
-
-        simulator.advance(Duration.ofHours(1));
-
-        assertThat(valid()).isTrue();
-    }
-
-    @Test
-    void recheckEvery_backgroundScheduler_invalidatesWithoutTestDrivingIt() throws IOException {
-        try (PlatformSimulator background = PlatformSimulator.builder().localMode(true)
-                .recheckEvery(Duration.ofMillis(100)).build().start();
-                TestConsumer other = new TestConsumer(background.consumerSecret())) {
-            new PlatformClient(background).register(other.url());
-            other.crc(TestConsumer.Crc.WRONG_TOKEN);
-
-            await().atMost(Duration.ofSeconds(5)).until(() -> background.deliver("{}") == 0);
-            assertThat(other.crcRequests()).isGreaterThanOrEqualTo(2);
-        }
-    }
-
-    private boolean valid() {
-        return json(client.call("GET", "/2/webhooks", null)).get("data").get(0).get("valid").asBoolean();
-    }
+  private boolean valid() {
+    return json(client.call("GET", "/2/webhooks", null))
+        .get("data")
+        .get(0)
+        .get("valid")
+        .asBoolean();
+  }
 }

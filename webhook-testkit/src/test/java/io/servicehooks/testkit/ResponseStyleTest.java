@@ -13,82 +13,101 @@ import org.junit.jupiter.api.Test;
 
 final class ResponseStyleTest {
 
-    private static final DateTimeFormatter REPLAY_DATE = DateTimeFormatter.ofPattern("yyyyMMddHHmm").withZone(ZoneOffset.UTC);
+  private static final DateTimeFormatter REPLAY_DATE =
+      DateTimeFormatter.ofPattern("yyyyMMddHHmm").withZone(ZoneOffset.UTC);
 
-    private final PlatformSimulator simulator = PlatformSimulator.builder().localMode(true).build().start();
-    private final PlatformClient client = new PlatformClient(simulator);
-    private final TestConsumer consumer;
+  private final PlatformSimulator simulator =
+      PlatformSimulator.builder().localMode(true).build().start();
+  private final PlatformClient client = new PlatformClient(simulator);
+  private final TestConsumer consumer;
 
-    ResponseStyleTest() throws IOException {
-        consumer = new TestConsumer(simulator.consumerSecret());
-        simulator.responseStyle(ResponseStyle.LEGACY);
-    }
+  ResponseStyleTest() throws IOException {
+    consumer = new TestConsumer(simulator.consumerSecret());
+    simulator.responseStyle(ResponseStyle.LEGACY);
+  }
 
-    @AfterEach
-    void close() {
-        simulator.close();
-        consumer.close();
-    }
+  @AfterEach
+  void close() {
+    simulator.close();
+    consumer.close();
+  }
 
-    @Test
-    void legacyCreate_crcPasses_bareObject() {
-        JsonNode body = json(client.createWebhook(consumer.url()));
+  @Test
+  void legacyCreate_crcPasses_bareObject() {
+    JsonNode body = json(client.createWebhook(consumer.url()));
 
-        assertThat(body.has("data")).isFalse();
-        assertThat(body.get("id").asText()).matches("[0-9]+");
-        assertThat(body.get("valid").asBoolean()).isTrue();
-    }
+    assertThat(body.has("data")).isFalse();
+    assertThat(body.get("id").asText()).matches("[0-9]+");
+    assertThat(body.get("valid").asBoolean()).isTrue();
+  }
 
-    @Test
-    void legacyRevalidate_crcPasses_attemptedTrue() {
-        String id = client.register(consumer.url());
+  @Test
+  void legacyRevalidate_crcPasses_attemptedTrue() {
+    String id = client.register(consumer.url());
 
-        HttpResponse<String> response = client.call("PUT", "/2/webhooks/" + id, null);
+    HttpResponse<String> response = client.call("PUT", "/2/webhooks/" + id, null);
 
-        assertThat(response.body()).isEqualTo("{\"data\":{\"attempted\":true}}");
-    }
+    assertThat(response.body()).isEqualTo("{\"data\":{\"attempted\":true}}");
+  }
 
-    @Test
-    void legacyRevalidate_crcFails_crcValidationFailed() {
-        String id = client.register(consumer.url());
-        consumer.crc(TestConsumer.Crc.WRONG_TOKEN);
+  @Test
+  void legacyRevalidate_crcFails_crcValidationFailed() {
+    String id = client.register(consumer.url());
+    consumer.crc(TestConsumer.Crc.WRONG_TOKEN);
 
-        WebhookApiTest.assertInvalidRequest(client.call("PUT", "/2/webhooks/" + id, null), "CrcValidationFailed");
-    }
+    WebhookApiTest.assertInvalidRequest(
+        client.call("PUT", "/2/webhooks/" + id, null), "CrcValidationFailed");
+  }
 
-    @Test
-    void legacyList_none_omitsData() {
-        JsonNode body = json(client.call("GET", "/2/webhooks", null));
+  @Test
+  void legacyList_none_omitsData() {
+    JsonNode body = json(client.call("GET", "/2/webhooks", null));
 
-        assertThat(body.has("data")).isFalse();
-        assertThat(body.get("meta").get("result_count").asInt()).isZero();
-    }
+    assertThat(body.has("data")).isFalse();
+    assertThat(body.get("meta").get("result_count").asInt()).isZero();
+  }
 
-    @Test
-    void legacyReplay_accepted_flatJob() {
-        String id = client.register(consumer.url());
-        String now = REPLAY_DATE.format(simulator.now());
+  @Test
+  void legacyReplay_accepted_flatJob() {
+    String id = client.register(consumer.url());
+    String now = REPLAY_DATE.format(simulator.now());
 
-        JsonNode body = json(client.call("POST", "/2/webhooks/replay",
-                "{\"webhook_id\":\"" + id + "\",\"from_date\":\"" + now + "\",\"to_date\":\"" + now + "\"}"));
+    JsonNode body =
+        json(
+            client.call(
+                "POST",
+                "/2/webhooks/replay",
+                "{\"webhook_id\":\""
+                    + id
+                    + "\",\"from_date\":\""
+                    + now
+                    + "\",\"to_date\":\""
+                    + now
+                    + "\"}"));
 
-        assertThat(body.has("data")).isFalse();
-        assertThat(body.get("job_id").asText()).matches("[0-9]+");
-        assertThat(body.has("created_at")).isTrue();
-    }
+    assertThat(body.has("data")).isFalse();
+    assertThat(body.get("job_id").asText()).matches("[0-9]+");
+    assertThat(body.has("created_at")).isTrue();
+  }
 
-    @Test
-    void legacySubscription_created_underDataSubscription() {
-        JsonNode body = json(client.call("POST", "/2/activity/subscriptions",
+  @Test
+  void legacySubscription_created_underDataSubscription() {
+    JsonNode body =
+        json(
+            client.call(
+                "POST",
+                "/2/activity/subscriptions",
                 "{\"event_type\":\"post.create\",\"filter\":{\"user_id\":\"1\"}}"));
 
-        assertThat(body.get("data").get("subscription").get("event_type").asText()).isEqualTo("post.create");
-    }
+    assertThat(body.get("data").get("subscription").get("event_type").asText())
+        .isEqualTo("post.create");
+  }
 
-    @Test
-    void responseStyle_switchedBackToCurrent_wrapsInData() {
-        simulator.responseStyle(ResponseStyle.CURRENT);
+  @Test
+  void responseStyle_switchedBackToCurrent_wrapsInData() {
+    simulator.responseStyle(ResponseStyle.CURRENT);
 
-        assertThat(json(client.createWebhook(consumer.url())).get("data").get("id").asText()).matches("[0-9]+");
-    }
+    assertThat(json(client.createWebhook(consumer.url())).get("data").get("id").asText())
+        .matches("[0-9]+");
+  }
 }

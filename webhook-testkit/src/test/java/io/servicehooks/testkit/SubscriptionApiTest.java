@@ -10,71 +10,87 @@ import org.junit.jupiter.api.Test;
 
 final class SubscriptionApiTest {
 
-    private final PlatformSimulator simulator = PlatformSimulator.builder().build().start();
-    private final PlatformClient client = new PlatformClient(simulator);
+  private final PlatformSimulator simulator = PlatformSimulator.builder().build().start();
+  private final PlatformClient client = new PlatformClient(simulator);
 
-    @AfterEach
-    void close() {
-        simulator.close();
-    }
+  @AfterEach
+  void close() {
+    simulator.close();
+  }
 
-    @Test
-    void create_userFilter_returnedUnderData() {
-        HttpResponse<String> response = client.call("POST", "/2/activity/subscriptions",
-                "{\"event_type\":\"profile.update.bio\",\"filter\":{\"user_id\":\"2244994945\"},\"tag\":\"bio\"}");
+  @Test
+  void create_userFilter_returnedUnderData() {
+    HttpResponse<String> response =
+        client.call(
+            "POST",
+            "/2/activity/subscriptions",
+            "{\"event_type\":\"profile.update.bio\",\"filter\":{\"user_id\":\"2244994945\"},\"tag\":\"bio\"}");
 
-        assertThat(response.statusCode()).isEqualTo(200);
-        JsonNode data = json(response).get("data");
-        assertThat(data.get("subscription_id").asText()).matches("[0-9]+");
-        assertThat(data.get("event_type").asText()).isEqualTo("profile.update.bio");
-        assertThat(data.get("filter").get("user_id").asText()).isEqualTo("2244994945");
-        assertThat(data.get("tag").asText()).isEqualTo("bio");
-        assertThat(data.has("created_at")).isTrue();
-    }
+    assertThat(response.statusCode()).isEqualTo(200);
+    JsonNode data = json(response).get("data");
+    assertThat(data.get("subscription_id").asText()).matches("[0-9]+");
+    assertThat(data.get("event_type").asText()).isEqualTo("profile.update.bio");
+    assertThat(data.get("filter").get("user_id").asText()).isEqualTo("2244994945");
+    assertThat(data.get("tag").asText()).isEqualTo("bio");
+    assertThat(data.has("created_at")).isTrue();
+  }
 
-    @Test
-    void list_afterCreate_showsSubscription() {
-        client.call("POST", "/2/activity/subscriptions",
-                "{\"event_type\":\"dm.received\",\"filter\":{\"user_id\":\"1\",\"direction\":\"received\"}}");
+  @Test
+  void list_afterCreate_showsSubscription() {
+    client.call(
+        "POST",
+        "/2/activity/subscriptions",
+        "{\"event_type\":\"dm.received\",\"filter\":{\"user_id\":\"1\",\"direction\":\"received\"}}");
 
-        JsonNode body = json(client.call("GET", "/2/activity/subscriptions", null));
+    JsonNode body = json(client.call("GET", "/2/activity/subscriptions", null));
 
-        assertThat(body.get("meta").get("result_count").asInt()).isEqualTo(1);
-        assertThat(body.get("data").get(0).get("filter").get("direction").asText()).isEqualTo("received");
-    }
+    assertThat(body.get("meta").get("result_count").asInt()).isEqualTo(1);
+    assertThat(body.get("data").get(0).get("filter").get("direction").asText())
+        .isEqualTo("received");
+  }
 
-    @Test
-    void delete_existing_deletedTrueAndGone() {
-        String id = json(client.call("POST", "/2/activity/subscriptions",
-                "{\"event_type\":\"news.new\",\"filter\":{\"keyword\":\"java\"}}")).get("data").get("subscription_id").asText();
+  @Test
+  void delete_existing_deletedTrueAndGone() {
+    String id =
+        json(client.call(
+                "POST",
+                "/2/activity/subscriptions",
+                "{\"event_type\":\"news.new\",\"filter\":{\"keyword\":\"java\"}}"))
+            .get("data")
+            .get("subscription_id")
+            .asText();
 
-        HttpResponse<String> response = client.call("DELETE", "/2/activity/subscriptions/" + id, null);
+    HttpResponse<String> response = client.call("DELETE", "/2/activity/subscriptions/" + id, null);
 
-        assertThat(response.body()).isEqualTo("{\"data\":{\"deleted\":true}}");
-        assertThat(json(client.call("GET", "/2/activity/subscriptions", null)).get("data")).isEmpty();
-    }
+    assertThat(response.body()).isEqualTo("{\"data\":{\"deleted\":true}}");
+    assertThat(json(client.call("GET", "/2/activity/subscriptions", null)).get("data")).isEmpty();
+  }
 
-    @Test
-    void delete_unknown_404Problem() {
-        HttpResponse<String> response = client.call("DELETE", "/2/activity/subscriptions/77", null);
+  @Test
+  void delete_unknown_404Problem() {
+    HttpResponse<String> response = client.call("DELETE", "/2/activity/subscriptions/77", null);
 
-        assertThat(response.statusCode()).isEqualTo(404);
-        assertThat(json(response).get("title").asText()).isNotBlank();
-    }
+    assertThat(response.statusCode()).isEqualTo(404);
+    assertThat(json(response).get("title").asText()).isNotBlank();
+  }
 
-    @Test
-    void create_withoutFilter_400Problem() {
-        HttpResponse<String> response = client.call("POST", "/2/activity/subscriptions", "{\"event_type\":\"post.create\"}");
+  @Test
+  void create_withoutFilter_400Problem() {
+    HttpResponse<String> response =
+        client.call("POST", "/2/activity/subscriptions", "{\"event_type\":\"post.create\"}");
 
-        assertThat(response.statusCode()).isEqualTo(400);
-        assertThat(json(response).get("detail").asText()).contains("filter");
-    }
+    assertThat(response.statusCode()).isEqualTo(400);
+    assertThat(json(response).get("detail").asText()).contains("filter");
+  }
 
-    @Test
-    void create_unknownWebhookId_webhookIdInvalid() {
-        HttpResponse<String> response = client.call("POST", "/2/activity/subscriptions",
-                "{\"event_type\":\"post.create\",\"filter\":{\"user_id\":\"1\"},\"webhook_id\":\"999\"}");
+  @Test
+  void create_unknownWebhookId_webhookIdInvalid() {
+    HttpResponse<String> response =
+        client.call(
+            "POST",
+            "/2/activity/subscriptions",
+            "{\"event_type\":\"post.create\",\"filter\":{\"user_id\":\"1\"},\"webhook_id\":\"999\"}");
 
-        WebhookApiTest.assertInvalidRequest(response, "WebhookIdInvalid");
-    }
+    WebhookApiTest.assertInvalidRequest(response, "WebhookIdInvalid");
+  }
 }

@@ -33,10 +33,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The body is read without blocking on the IO thread and never buffered past {@link
  * WebhookConsumer#maxBodyBytes()} (a larger declared or streamed body gets 413 and the connection
- * is closed). CRC checks, refusals, duplicates and events nobody listens to are answered on the
- * IO thread; when listeners have to run, the delivery moves to Undertow's worker pool (or the
- * executor given here), unless the consumer declares its listeners non-blocking, in which case
- * they run on the IO thread too.
+ * is closed). CRC checks, refusals, duplicates and events nobody listens to are answered on the IO
+ * thread; when listeners have to run, the delivery moves to Undertow's worker pool (or the executor
+ * given here), unless the consumer declares its listeners non-blocking, in which case they run on
+ * the IO thread too.
  */
 public final class WebhookHandler implements HttpHandler {
 
@@ -67,7 +67,12 @@ public final class WebhookHandler implements HttpHandler {
       receive(exchange);
     } else {
       // CRC GETs and refused methods are answered at once by the core: no listener runs.
-      send(exchange, consumer.handle(new WebhookRequest(method.toString(), exchange.getQueryString(), Map.of(), null)).join());
+      send(
+          exchange,
+          consumer
+              .handle(
+                  new WebhookRequest(method.toString(), exchange.getQueryString(), Map.of(), null))
+              .join());
     }
   }
 
@@ -95,12 +100,14 @@ public final class WebhookHandler implements HttpHandler {
     complete(exchange, consumer.handle(request, listeners));
   }
 
-  private static void complete(HttpServerExchange exchange, CompletableFuture<WebhookResponse> answer) {
+  private static void complete(
+      HttpServerExchange exchange, CompletableFuture<WebhookResponse> answer) {
     if (answer.isDone()) {
       send(exchange, answer.join());
     } else {
       // Keep the exchange open past this call; the original's thread will answer.
-      exchange.dispatch(SameThreadExecutor.INSTANCE, () -> answer.thenAccept(r -> send(exchange, r)));
+      exchange.dispatch(
+          SameThreadExecutor.INSTANCE, () -> answer.thenAccept(r -> send(exchange, r)));
     }
   }
 

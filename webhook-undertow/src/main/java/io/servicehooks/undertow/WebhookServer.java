@@ -211,13 +211,15 @@ public final class WebhookServer implements AutoCloseable {
       try (InputStream in = Files.newInputStream(keyStore)) {
         KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
         store.load(in, password);
-        KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+        KeyManagerFactory kmf =
+            KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
         kmf.init(store, password);
         SSLContext context = SSLContext.getInstance("TLS");
         context.init(kmf.getKeyManagers(), null, null);
         this.sslContext = context;
       } catch (IOException | GeneralSecurityException e) {
-        throw new IllegalArgumentException("cannot load key store " + keyStore + ": " + e.getMessage(), e);
+        throw new IllegalArgumentException(
+            "cannot load key store " + keyStore + ": " + e.getMessage(), e);
       } finally {
         Arrays.fill(password, '\0');
       }

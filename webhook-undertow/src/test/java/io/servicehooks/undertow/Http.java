@@ -38,7 +38,8 @@ final class Http {
   }
 
   static HttpResponse<String> get(URI uri) throws Exception {
-    return CLIENT.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).GET().build(),
+    return CLIENT.send(
+        HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).GET().build(),
         HttpResponse.BodyHandlers.ofString());
   }
 
@@ -55,10 +56,16 @@ final class Http {
   }
 
   static HttpResponse<String> postSigned(URI uri, String secret, String json) throws Exception {
-    return send(post(uri, "x-service-webhooks-signature", hmac(secret, json), json.getBytes(StandardCharsets.UTF_8)));
+    return send(
+        post(
+            uri,
+            "x-service-webhooks-signature",
+            hmac(secret, json),
+            json.getBytes(StandardCharsets.UTF_8)));
   }
 
-  static CompletableFuture<HttpResponse<String>> postSignedAsync(URI uri, String secret, String json) {
+  static CompletableFuture<HttpResponse<String>> postSignedAsync(
+      URI uri, String secret, String json) {
     byte[] body = json.getBytes(StandardCharsets.UTF_8);
     return CLIENT.sendAsync(
         post(uri, "x-service-webhooks-signature", hmac(secret, body), body).build(),
@@ -81,8 +88,14 @@ final class Http {
   }
 
   static String envelope(String uuid, String type) {
-    return "{\"data\":{\"event_uuid\":\"" + uuid + "\",\"event_type\":\"" + type + "\","
+    return "{\"data\":{\"event_uuid\":\""
+        + uuid
+        + "\",\"event_type\":\""
+        + type
+        + "\","
         + "\"filter\":{\"user_id\":\"2244994945\"},"
-        + "\"payload\":{\"id\":\"" + uuid + "\",\"text\":\"hello world\",\"author_id\":\"2244994945\"}}}";
+        + "\"payload\":{\"id\":\""
+        + uuid
+        + "\",\"text\":\"hello world\",\"author_id\":\"2244994945\"}}}";
   }
 }

@@ -32,7 +32,8 @@ final class WebhookHandlerTest {
   @Test
   void handler_mountedInUsersOwnUndertowAtAnyPath_answers() throws Exception {
     List<String> seen = new CopyOnWriteArrayList<>();
-    WebhookConsumer consumer = WebhookConsumer.builder().consumerSecrets(SECRET).onAny(e -> seen.add(e.type())).build();
+    WebhookConsumer consumer =
+        WebhookConsumer.builder().consumerSecrets(SECRET).onAny(e -> seen.add(e.type())).build();
     Undertow undertow =
         Undertow.builder()
             .addHttpListener(0, "127.0.0.1")
@@ -46,7 +47,8 @@ final class WebhookHandlerTest {
       int port = ((InetSocketAddress) undertow.getListenerInfo().get(0).getAddress()).getPort();
       URI uri = URI.create("http://127.0.0.1:" + port + "/bots/acme/events");
       assertThat(Http.get(URI.create(uri + "?crc_token=tok")).body()).contains(hmac(SECRET, "tok"));
-      assertThat(Http.postSigned(uri, SECRET, envelope("1", "NewsNew")).statusCode()).isEqualTo(200);
+      assertThat(Http.postSigned(uri, SECRET, envelope("1", "NewsNew")).statusCode())
+          .isEqualTo(200);
       assertThat(seen).containsExactly("news.new");
     } finally {
       undertow.stop();
@@ -59,10 +61,25 @@ final class WebhookHandlerTest {
     ProcessBuilder keytool =
         new ProcessBuilder(
                 Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
-                "-genkeypair", "-alias", "server", "-keyalg", "EC", "-groupname", "secp256r1",
-                "-dname", "CN=localhost", "-ext", "SAN=ip:127.0.0.1", "-validity", "2",
-                "-storetype", "PKCS12", "-keystore", keyStore.toString(),
-                "-storepass:env", "KS_PASSWORD")
+                "-genkeypair",
+                "-alias",
+                "server",
+                "-keyalg",
+                "EC",
+                "-groupname",
+                "secp256r1",
+                "-dname",
+                "CN=localhost",
+                "-ext",
+                "SAN=ip:127.0.0.1",
+                "-validity",
+                "2",
+                "-storetype",
+                "PKCS12",
+                "-keystore",
+                keyStore.toString(),
+                "-storepass:env",
+                "KS_PASSWORD")
             .redirectErrorStream(true);
     keytool.environment().put("KS_PASSWORD", "test-store-pass");
     Process p = keytool.start();
@@ -82,14 +99,18 @@ final class WebhookHandlerTest {
       try (InputStream in = Files.newInputStream(keyStore)) {
         trust.load(in, "test-store-pass".toCharArray());
       }
-      TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+      TrustManagerFactory tmf =
+          TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
       tmf.init(trust);
       SSLContext ssl = SSLContext.getInstance("TLS");
       ssl.init(null, tmf.getTrustManagers(), null);
-      HttpClient client = HttpClient.newBuilder().sslContext(ssl).connectTimeout(Duration.ofSeconds(5)).build();
+      HttpClient client =
+          HttpClient.newBuilder().sslContext(ssl).connectTimeout(Duration.ofSeconds(5)).build();
       HttpResponse<String> r =
           client.send(
-              HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + server.port() + "/hooks?crc_token=abc")).build(),
+              HttpRequest.newBuilder(
+                      URI.create("https://127.0.0.1:" + server.port() + "/hooks?crc_token=abc"))
+                  .build(),
               HttpResponse.BodyHandlers.ofString());
       assertThat(r.statusCode()).isEqualTo(200);
       assertThat(r.body()).contains(hmac(SECRET, "abc"));
@@ -99,11 +120,14 @@ final class WebhookHandlerTest {
   @Test
   void builder_badValues_nameThem() {
     WebhookConsumer consumer = WebhookConsumer.builder().consumerSecrets(SECRET).build();
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> WebhookServer.builder(consumer).port(70000))
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> WebhookServer.builder(consumer).port(70000))
         .hasMessageContaining("70000");
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> WebhookServer.builder(consumer).path("webhooks"))
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> WebhookServer.builder(consumer).path("webhooks"))
         .hasMessageContaining("webhooks");
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> WebhookServer.builder(consumer).build().port())
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> WebhookServer.builder(consumer).build().port())
         .isInstanceOf(IllegalStateException.class);
   }
 }

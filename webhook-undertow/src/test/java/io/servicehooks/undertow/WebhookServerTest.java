@@ -42,7 +42,8 @@ final class WebhookServerTest {
   }
 
   private URI serve(WebhookConsumer consumer) {
-    WebhookServer server = WebhookServer.builder(consumer).host("127.0.0.1").port(0).build().start();
+    WebhookServer server =
+        WebhookServer.builder(consumer).host("127.0.0.1").port(0).build().start();
     servers.add(server);
     return URI.create("http://127.0.0.1:" + server.port() + "/webhooks");
   }
@@ -58,7 +59,8 @@ final class WebhookServerTest {
     HttpResponse<String> r = Http.get(URI.create(uri + "?crc_token=9b2bc4f0-1c1e-4d3f&nonce=42"));
     assertThat(r.statusCode()).isEqualTo(200);
     assertThat(r.headers().firstValue("content-type")).hasValue("application/json");
-    assertThat(r.body()).isEqualTo("{\"response_token\":\"" + hmac(SECRET, "9b2bc4f0-1c1e-4d3f") + "\"}");
+    assertThat(r.body())
+        .isEqualTo("{\"response_token\":\"" + hmac(SECRET, "9b2bc4f0-1c1e-4d3f") + "\"}");
   }
 
   @Test
@@ -71,7 +73,8 @@ final class WebhookServerTest {
   @Test
   void crc_forgedBodyAsToken_400AndNothingSigned() throws Exception {
     URI uri = serve(consumer().build());
-    String forged = java.net.URLEncoder.encode(envelope("1", "post.create"), StandardCharsets.UTF_8);
+    String forged =
+        java.net.URLEncoder.encode(envelope("1", "post.create"), StandardCharsets.UTF_8);
     HttpResponse<String> r = Http.get(URI.create(uri + "?crc_token=" + forged));
     assertThat(r.statusCode()).isEqualTo(400);
     assertThat(r.body()).contains("invalid_crc_token").doesNotContain("sha256");
@@ -83,11 +86,14 @@ final class WebhookServerTest {
     URI uri = serve(consumer);
     byte[] body = "{\"test_number\":1,\"test_string\":\"two\"}".getBytes(StandardCharsets.UTF_8);
     String published = "sha256=YWHphPn/JFq43jkF0y4/w8R/SelmLjvpunhVFY8JhlI=";
-    HttpResponse<String> verified = Http.send(Http.post(uri, "x-service-webhooks-signature", published, body));
+    HttpResponse<String> verified =
+        Http.send(Http.post(uri, "x-service-webhooks-signature", published, body));
     assertThat(verified.statusCode()).isEqualTo(400); // past the signature, but not an event
     assertThat(verified.body()).contains("malformed_payload");
     byte[] altered = "{\"test_number\":2,\"test_string\":\"two\"}".getBytes(StandardCharsets.UTF_8);
-    assertThat(Http.send(Http.post(uri, "x-service-webhooks-signature", published, altered)).statusCode())
+    assertThat(
+            Http.send(Http.post(uri, "x-service-webhooks-signature", published, altered))
+                .statusCode())
         .isEqualTo(401);
   }
 
@@ -97,20 +103,25 @@ final class WebhookServerTest {
     HttpResponse<String> r = postSigned(uri, SECRET, envelope("1001", "post.create"));
     assertThat(r.statusCode()).isEqualTo(200);
     assertThat(r.body()).isEqualTo("{\"status\":\"accepted\",\"events\":1,\"duplicates\":0}");
-    assertThat(seen).singleElement().satisfies(e -> {
-      assertThat(e.id()).isEqualTo("1001");
-      assertThat(e.type()).isEqualTo("post.create");
-      assertThat(e.payload().path("text").asText()).isEqualTo("hello world");
-    });
+    assertThat(seen)
+        .singleElement()
+        .satisfies(
+            e -> {
+              assertThat(e.id()).isEqualTo("1001");
+              assertThat(e.type()).isEqualTo("post.create");
+              assertThat(e.payload().path("text").asText()).isEqualTo("hello world");
+            });
   }
 
   @Test
   void delivery_headerNameInAnyCase_isFound() throws Exception {
     URI uri = serve(consumer().build());
-    for (String header : new String[] {"X-Service-Webhooks-Signature", "X-SERVICE-WEBHOOKS-SIGNATURE"}) {
+    for (String header :
+        new String[] {"X-Service-Webhooks-Signature", "X-SERVICE-WEBHOOKS-SIGNATURE"}) {
       String json = envelope(header, "post.create");
       byte[] body = json.getBytes(StandardCharsets.UTF_8);
-      assertThat(Http.send(Http.post(uri, header, hmac(SECRET, body), body)).statusCode()).isEqualTo(200);
+      assertThat(Http.send(Http.post(uri, header, hmac(SECRET, body), body)).statusCode())
+          .isEqualTo(200);
     }
     assertThat(seen).hasSize(2);
   }
@@ -118,8 +129,10 @@ final class WebhookServerTest {
   @Test
   void delivery_rotatedSecret_accepted_unknownSecret401() throws Exception {
     URI uri = serve(consumer().build());
-    assertThat(postSigned(uri, OLD_SECRET, envelope("1", "post.create")).statusCode()).isEqualTo(200);
-    assertThat(postSigned(uri, "not-ours", envelope("2", "post.create")).statusCode()).isEqualTo(401);
+    assertThat(postSigned(uri, OLD_SECRET, envelope("1", "post.create")).statusCode())
+        .isEqualTo(200);
+    assertThat(postSigned(uri, "not-ours", envelope("2", "post.create")).statusCode())
+        .isEqualTo(401);
     assertThat(seen).extracting(WebhookEvent::id).containsExactly("1");
   }
 
@@ -127,10 +140,13 @@ final class WebhookServerTest {
   void delivery_missingOrMalformedSignature_401WithJsonError() throws Exception {
     URI uri = serve(consumer().build());
     byte[] body = envelope("1", "post.create").getBytes(StandardCharsets.UTF_8);
-    HttpResponse<String> missing = Http.send(Http.post(uri, "x-service-webhooks-signature", null, body));
+    HttpResponse<String> missing =
+        Http.send(Http.post(uri, "x-service-webhooks-signature", null, body));
     assertThat(missing.statusCode()).isEqualTo(401);
-    assertThat(missing.body()).isEqualTo("{\"error\":\"invalid_signature\",\"message\":\"missing signature header\"}");
-    HttpResponse<String> malformed = Http.send(Http.post(uri, "x-service-webhooks-signature", "md5=abc", body));
+    assertThat(missing.body())
+        .isEqualTo("{\"error\":\"invalid_signature\",\"message\":\"missing signature header\"}");
+    HttpResponse<String> malformed =
+        Http.send(Http.post(uri, "x-service-webhooks-signature", "md5=abc", body));
     assertThat(malformed.statusCode()).isEqualTo(401);
     assertThat(seen).isEmpty();
   }
@@ -141,7 +157,9 @@ final class WebhookServerTest {
     String json = envelope("1", "post.create");
     String signature = hmac(SECRET, json);
     byte[] reformatted = json.replaceFirst(",", ", ").getBytes(StandardCharsets.UTF_8);
-    assertThat(Http.send(Http.post(uri, "x-service-webhooks-signature", signature, reformatted)).statusCode())
+    assertThat(
+            Http.send(Http.post(uri, "x-service-webhooks-signature", signature, reformatted))
+                .statusCode())
         .isEqualTo(401);
     assertThat(seen).isEmpty();
   }
@@ -161,14 +179,19 @@ final class WebhookServerTest {
     URI uri = serve(consumer().maxBodyBytes(2048).build());
     byte[] big = new byte[4096];
     java.util.Arrays.fill(big, (byte) 'a');
-    HttpResponse<String> declared = Http.send(Http.post(uri, "x-service-webhooks-signature", hmac(SECRET, big), big));
+    HttpResponse<String> declared =
+        Http.send(Http.post(uri, "x-service-webhooks-signature", hmac(SECRET, big), big));
     assertThat(declared.statusCode()).isEqualTo(413);
     assertThat(declared.body()).contains("payload_too_large");
     HttpResponse<String> chunked = Http.postChunked(uri, hmac(SECRET, big), big);
     assertThat(chunked.statusCode()).isEqualTo(413);
     // At the limit exactly is fine.
     String json = envelope("1", "post.create");
-    String padded = json.substring(0, json.length() - 1) + ",\"pad\":\"" + "x".repeat(2048 - json.length() - 9) + "\"}";
+    String padded =
+        json.substring(0, json.length() - 1)
+            + ",\"pad\":\""
+            + "x".repeat(2048 - json.length() - 9)
+            + "\"}";
     assertThat(padded.getBytes(StandardCharsets.UTF_8)).hasSize(2048);
     assertThat(postSigned(uri, SECRET, padded).statusCode()).isEqualTo(200);
   }
@@ -177,7 +200,8 @@ final class WebhookServerTest {
   void otherMethod_405WithAllow() throws Exception {
     URI uri = serve(consumer().build());
     HttpResponse<String> r =
-        Http.send(HttpRequest.newBuilder(uri).method("PUT", HttpRequest.BodyPublishers.ofString("x")));
+        Http.send(
+            HttpRequest.newBuilder(uri).method("PUT", HttpRequest.BodyPublishers.ofString("x")));
     assertThat(r.statusCode()).isEqualTo(405);
     assertThat(r.headers().firstValue("allow")).hasValue("GET, POST");
   }
@@ -200,8 +224,11 @@ final class WebhookServerTest {
     HttpResponse<String> r = postSigned(uri, SECRET, batch);
     assertThat(r.statusCode()).isEqualTo(200);
     assertThat(r.body()).contains("\"events\":3");
-    assertThat(seen).extracting(WebhookEvent::type).containsExactly("dm.sent", "dm.received", "follow.unfollow");
-    assertThat(postSigned(uri, SECRET, batch).body()).isEqualTo("{\"status\":\"duplicate\",\"events\":0,\"duplicates\":3}");
+    assertThat(seen)
+        .extracting(WebhookEvent::type)
+        .containsExactly("dm.sent", "dm.received", "follow.unfollow");
+    assertThat(postSigned(uri, SECRET, batch).body())
+        .isEqualTo("{\"status\":\"duplicate\",\"events\":0,\"duplicates\":3}");
   }
 
   @Test
@@ -211,10 +238,12 @@ final class WebhookServerTest {
         serve(
             WebhookConsumer.builder()
                 .consumerSecrets(SECRET)
-                .on("post.create", e -> {
-                  runs.incrementAndGet();
-                  Thread.sleep(300); // a slow listener, so the copies arrive while it runs
-                })
+                .on(
+                    "post.create",
+                    e -> {
+                      runs.incrementAndGet();
+                      Thread.sleep(300); // a slow listener, so the copies arrive while it runs
+                    })
                 .build());
     String json = envelope("same-event", "post.create");
     List<CompletableFuture<HttpResponse<String>>> responses = new ArrayList<>();
@@ -233,11 +262,13 @@ final class WebhookServerTest {
     URI uri =
         serve(
             consumer()
-                .on("post.create", e -> {
-                  if (attempts.incrementAndGet() == 1) {
-                    throw new IllegalStateException("transient");
-                  }
-                })
+                .on(
+                    "post.create",
+                    e -> {
+                      if (attempts.incrementAndGet() == 1) {
+                        throw new IllegalStateException("transient");
+                      }
+                    })
                 .build());
     String json = envelope("77", "post.create");
     HttpResponse<String> first = postSigned(uri, SECRET, json);
@@ -257,19 +288,24 @@ final class WebhookServerTest {
     URI uri =
         serve(
             consumer()
-                .on("post.create", e -> {
-                  if (runs.incrementAndGet() == 1) {
-                    entered.countDown();
-                    release.await(10, TimeUnit.SECONDS);
-                    throw new IllegalStateException("slow failure");
-                  }
-                })
+                .on(
+                    "post.create",
+                    e -> {
+                      if (runs.incrementAndGet() == 1) {
+                        entered.countDown();
+                        release.await(10, TimeUnit.SECONDS);
+                        throw new IllegalStateException("slow failure");
+                      }
+                    })
                 .build());
     String json = envelope("88", "post.create");
     CompletableFuture<HttpResponse<String>> original = Http.postSignedAsync(uri, SECRET, json);
     assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
     CompletableFuture<HttpResponse<String>> duplicate = Http.postSignedAsync(uri, SECRET, json);
-    await().during(Duration.ofMillis(200)).atMost(Duration.ofSeconds(2)).until(() -> !duplicate.isDone());
+    await()
+        .during(Duration.ofMillis(200))
+        .atMost(Duration.ofSeconds(2))
+        .until(() -> !duplicate.isDone());
     release.countDown();
     assertThat(original.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(500);
     assertThat(duplicate.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(500);
@@ -290,10 +326,12 @@ final class WebhookServerTest {
                 .acknowledgement(Acknowledgement.ASYNCHRONOUS)
                 .asyncThreads(1)
                 .asyncQueueCapacity(1)
-                .on("post.create", e -> {
-                  release.await(10, TimeUnit.SECONDS);
-                  done.add(e.id());
-                })
+                .on(
+                    "post.create",
+                    e -> {
+                      release.await(10, TimeUnit.SECONDS);
+                      done.add(e.id());
+                    })
                 .build());
     assertThat(postSigned(uri, SECRET, envelope("1", "post.create")).statusCode()).isEqualTo(200);
     assertThat(postSigned(uri, SECRET, envelope("2", "post.create")).statusCode()).isEqualTo(200);
@@ -317,9 +355,15 @@ final class WebhookServerTest {
                 .onAny(e -> threads.add(Thread.currentThread().getName()))
                 .build());
     URI worker =
-        serve(WebhookConsumer.builder().consumerSecrets(SECRET).onAny(e -> threads.add(Thread.currentThread().getName())).build());
-    assertThat(postSigned(inline, SECRET, envelope("1", "post.create")).statusCode()).isEqualTo(200);
-    assertThat(postSigned(worker, SECRET, envelope("1", "post.create")).statusCode()).isEqualTo(200);
+        serve(
+            WebhookConsumer.builder()
+                .consumerSecrets(SECRET)
+                .onAny(e -> threads.add(Thread.currentThread().getName()))
+                .build());
+    assertThat(postSigned(inline, SECRET, envelope("1", "post.create")).statusCode())
+        .isEqualTo(200);
+    assertThat(postSigned(worker, SECRET, envelope("1", "post.create")).statusCode())
+        .isEqualTo(200);
     assertThat(threads.get(0)).contains("I/O");
     assertThat(threads.get(1)).contains("task").doesNotContain("I/O");
   }
@@ -332,18 +376,21 @@ final class WebhookServerTest {
         WebhookServer.builder(
                 WebhookConsumer.builder()
                     .consumerSecrets(SECRET)
-                    .on("post.create", e -> {
-                      entered.countDown();
-                      Thread.sleep(500); // still running when close() starts
-                      finished.add(e.id());
-                    })
+                    .on(
+                        "post.create",
+                        e -> {
+                          entered.countDown();
+                          Thread.sleep(500); // still running when close() starts
+                          finished.add(e.id());
+                        })
                     .build())
             .host("127.0.0.1")
             .port(0)
             .build()
             .start();
     URI uri = URI.create("http://127.0.0.1:" + server.port() + "/webhooks");
-    CompletableFuture<HttpResponse<String>> inFlight = Http.postSignedAsync(uri, SECRET, envelope("1", "post.create"));
+    CompletableFuture<HttpResponse<String>> inFlight =
+        Http.postSignedAsync(uri, SECRET, envelope("1", "post.create"));
     assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
     server.close();
     assertThat(finished).containsExactly("1");
@@ -357,8 +404,16 @@ final class WebhookServerTest {
     postSigned(uri, SECRET, envelope("1", "ProfileBioUpdate"));
     postSigned(uri, SECRET, envelope("1", "ProfileBioUpdate"));
     Http.get(URI.create(uri + "?crc_token=abc"));
-    assertThat(registry.get("webhook.events").tags("type", "profile.update.bio", "outcome", "dispatched").counter().count()).isEqualTo(1);
-    assertThat(registry.get("webhook.deliveries").tags("outcome", "duplicate").counter().count()).isEqualTo(1);
-    assertThat(registry.get("webhook.crc").tags("outcome", "answered").counter().count()).isEqualTo(1);
+    assertThat(
+            registry
+                .get("webhook.events")
+                .tags("type", "profile.update.bio", "outcome", "dispatched")
+                .counter()
+                .count())
+        .isEqualTo(1);
+    assertThat(registry.get("webhook.deliveries").tags("outcome", "duplicate").counter().count())
+        .isEqualTo(1);
+    assertThat(registry.get("webhook.crc").tags("outcome", "answered").counter().count())
+        .isEqualTo(1);
   }
 }

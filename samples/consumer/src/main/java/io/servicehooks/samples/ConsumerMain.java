@@ -23,9 +23,9 @@ import java.util.concurrent.CountDownLatch;
  * --demo                   run the demo instead: a consumer plus a sender of signed events
  * </pre>
  *
- * The secret is read from the environment only, never from a flag, so it does not show in
- * process listings. Exit codes: 0 after a clean stop (SIGTERM finishes in-flight deliveries
- * first), 2 for a configuration error.
+ * The secret is read from the environment only, never from a flag, so it does not show in process
+ * listings. Exit codes: 0 after a clean stop (SIGTERM finishes in-flight deliveries first), 2 for a
+ * configuration error.
  */
 public final class ConsumerMain {
 
@@ -73,10 +73,13 @@ public final class ConsumerMain {
     StandaloneConsumer consumer = StandaloneConsumer.start(command.settings(), b -> {});
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
-        .addShutdownHook(new Thread(() -> {
-          consumer.close();
-          stopped.countDown();
-        }, "servicehooks-shutdown"));
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  consumer.close();
+                  stopped.countDown();
+                },
+                "servicehooks-shutdown"));
     stopped.await();
     return 0;
   }
@@ -132,8 +135,14 @@ public final class ConsumerMain {
     }
     StandaloneConsumer.Settings settings =
         new StandaloneConsumer.Settings(
-            List.copyOf(secrets), host, portNumber, path, mode.equals("inline"), logEvents.equals("true"),
-            ioThreads, workerThreads);
+            List.copyOf(secrets),
+            host,
+            portNumber,
+            path,
+            mode.equals("inline"),
+            logEvents.equals("true"),
+            ioThreads,
+            workerThreads);
     return new Command(settings, demo, help);
   }
 
@@ -151,7 +160,8 @@ public final class ConsumerMain {
     return 4 * Math.max(1, cores);
   }
 
-  private static int threads(Map<String, String> env, String name, int fallback) throws ConfigException {
+  private static int threads(Map<String, String> env, String name, int fallback)
+      throws ConfigException {
     String value = env.get(name);
     if (value == null || value.isBlank()) {
       return fallback;

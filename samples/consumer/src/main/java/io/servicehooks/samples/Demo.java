@@ -36,76 +36,185 @@ final class Demo {
       StandaloneConsumer.Settings settings =
           new StandaloneConsumer.Settings(
               List.of(platform.consumerSecret()), "127.0.0.1", 0, base.path(), false, false, 1, 4);
-      try (StandaloneConsumer consumer = StandaloneConsumer.start(settings, b -> b
-          .on("post.create", e -> out.printf("    listener post.create      saw post %s: \"%s\"%n",
-              e.id(), e.payload().path("text").asText()))
-          .on("profile.update.*", e -> out.printf("    listener profile.update.* saw %s (arrived as %s) for user %s%n",
-              e.type(), e.originalType(), e.forUserId().orElse("?")))
-          .on("dm.*", e -> out.printf("    listener dm.*             saw %s %s%n", e.type(), e.id()))
-          .on("follow.*", e -> out.printf("    listener follow.*         saw %s for user %s%n",
-              e.type(), e.forUserId().orElse("?")))
-          .onAny(e -> out.printf("    listener *                saw %s [%s]%n", e.type(), e.family())))) {
+      try (StandaloneConsumer consumer =
+          StandaloneConsumer.start(
+              settings,
+              b ->
+                  b.on(
+                          "post.create",
+                          e ->
+                              out.printf(
+                                  "    listener post.create      saw post %s: \"%s\"%n",
+                                  e.id(), e.payload().path("text").asText()))
+                      .on(
+                          "profile.update.*",
+                          e ->
+                              out.printf(
+                                  "    listener profile.update.* saw %s (arrived as %s) for user %s%n",
+                                  e.type(), e.originalType(), e.forUserId().orElse("?")))
+                      .on(
+                          "dm.*",
+                          e ->
+                              out.printf(
+                                  "    listener dm.*             saw %s %s%n", e.type(), e.id()))
+                      .on(
+                          "follow.*",
+                          e ->
+                              out.printf(
+                                  "    listener follow.*         saw %s for user %s%n",
+                                  e.type(), e.forUserId().orElse("?")))
+                      .onAny(
+                          e ->
+                              out.printf(
+                                  "    listener *                saw %s [%s]%n",
+                                  e.type(), e.family())))) {
         String url = "http://127.0.0.1:" + consumer.port() + settings.path();
         out.println("servicehooks demo");
         out.println("  platform simulator at " + platform.baseUrl());
         out.println("  consumer listening at " + url);
         out.println();
 
-        WebhookClient client = WebhookClient.builder()
-            .baseUrl(platform.baseUrl())
-            .apiCredentials(platform.apiKey(), platform.apiSecret())
-            .allowInsecureUrls(true) // local rehearsal: http and a port
-            .build();
+        WebhookClient client =
+            WebhookClient.builder()
+                .baseUrl(platform.baseUrl())
+                .apiCredentials(platform.apiKey(), platform.apiSecret())
+                .allowInsecureUrls(true) // local rehearsal: http and a port
+                .build();
         Webhook webhook = client.ensureRegistered(url);
-        out.printf("1. registered with ensureRegistered: webhook %s valid=%s (the platform's CRC check passed)%n%n",
+        out.printf(
+            "1. registered with ensureRegistered: webhook %s valid=%s (the platform's CRC check passed)%n%n",
             webhook.id(), webhook.valid());
 
         out.println("2. the platform delivers signed events");
-        deliver(platform, out, "post.create (activity envelope)",
-            Events.activity("1876011200000000001", "post.create", Map.of("user_id", USER), "demo",
-                Map.of("id", "1876011200000000001", "text", "Hello from the platform", "author_id", USER)), 1);
-        deliver(platform, out, "ProfileBioUpdate (legacy name)",
-            Events.activity("-4410", "ProfileBioUpdate", Map.of("user_id", USER), null,
-                Map.of("before", Map.of("description", "old bio"), "after", Map.of("description", "new bio"))), 1);
-        deliver(platform, out, "dm.received (activity envelope)",
-            Events.activity("77120", "dm.received", Map.of("user_id", USER), null,
-                Map.of("direct_message_events", List.of(Map.of("id", "dm-1", "text", "hi")), "users", Map.of())), 1);
-        deliver(platform, out, "follow_events (account-activity batch)",
-            Events.accountFollow(USER, "follow", "7", USER), 1);
-        deliver(platform, out, "post.create delivered twice (a duplicate)",
-            Events.activity("1876011200000000002", "post.create", Map.of("user_id", USER), null,
-                Map.of("id", "1876011200000000002", "text", "Said once, delivered twice", "author_id", USER)), 2);
+        deliver(
+            platform,
+            out,
+            "post.create (activity envelope)",
+            Events.activity(
+                "1876011200000000001",
+                "post.create",
+                Map.of("user_id", USER),
+                "demo",
+                Map.of(
+                    "id",
+                    "1876011200000000001",
+                    "text",
+                    "Hello from the platform",
+                    "author_id",
+                    USER)),
+            1);
+        deliver(
+            platform,
+            out,
+            "ProfileBioUpdate (legacy name)",
+            Events.activity(
+                "-4410",
+                "ProfileBioUpdate",
+                Map.of("user_id", USER),
+                null,
+                Map.of(
+                    "before",
+                    Map.of("description", "old bio"),
+                    "after",
+                    Map.of("description", "new bio"))),
+            1);
+        deliver(
+            platform,
+            out,
+            "dm.received (activity envelope)",
+            Events.activity(
+                "77120",
+                "dm.received",
+                Map.of("user_id", USER),
+                null,
+                Map.of(
+                    "direct_message_events",
+                    List.of(Map.of("id", "dm-1", "text", "hi")),
+                    "users",
+                    Map.of())),
+            1);
+        deliver(
+            platform,
+            out,
+            "follow_events (account-activity batch)",
+            Events.accountFollow(USER, "follow", "7", USER),
+            1);
+        deliver(
+            platform,
+            out,
+            "post.create delivered twice (a duplicate)",
+            Events.activity(
+                "1876011200000000002",
+                "post.create",
+                Map.of("user_id", USER),
+                null,
+                Map.of(
+                    "id",
+                    "1876011200000000002",
+                    "text",
+                    "Said once, delivered twice",
+                    "author_id",
+                    USER)),
+            2);
 
         out.println("3. an attacker without the consumer secret");
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-        String forged = Events.activity("666", "post.create", Map.of("user_id", USER), null,
-            Map.of("id", "666", "text", "Buy crypto", "author_id", USER));
-        HttpResponse<String> refused = http.send(HttpRequest.newBuilder(URI.create(url))
-                .header("x-service-webhooks-signature", "sha256=" + "A".repeat(43) + "=")
-                .POST(HttpRequest.BodyPublishers.ofString(forged)).build(),
-            HttpResponse.BodyHandlers.ofString());
-        out.printf("   forged signature                  -> %d %s%n", refused.statusCode(), refused.body());
-        HttpResponse<String> oracle = http.send(HttpRequest.newBuilder(
-                URI.create(url + "?crc_token=" + URLEncoder.encode(forged, StandardCharsets.UTF_8))).build(),
-            HttpResponse.BodyHandlers.ofString());
-        out.printf("   event body sent as a CRC token    -> %d %s%n%n", oracle.statusCode(), oracle.body());
+        String forged =
+            Events.activity(
+                "666",
+                "post.create",
+                Map.of("user_id", USER),
+                null,
+                Map.of("id", "666", "text", "Buy crypto", "author_id", USER));
+        HttpResponse<String> refused =
+            http.send(
+                HttpRequest.newBuilder(URI.create(url))
+                    .header("x-service-webhooks-signature", "sha256=" + "A".repeat(43) + "=")
+                    .POST(HttpRequest.BodyPublishers.ofString(forged))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+        out.printf(
+            "   forged signature                  -> %d %s%n",
+            refused.statusCode(), refused.body());
+        HttpResponse<String> oracle =
+            http.send(
+                HttpRequest.newBuilder(
+                        URI.create(
+                            url
+                                + "?crc_token="
+                                + URLEncoder.encode(forged, StandardCharsets.UTF_8)))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+        out.printf(
+            "   event body sent as a CRC token    -> %d %s%n%n",
+            oracle.statusCode(), oracle.body());
 
         platform.advance(Duration.ofHours(1));
-        boolean valid = client.list().stream().filter(w -> w.id().equals(webhook.id())).allMatch(Webhook::valid);
-        out.printf("4. one hour later (simulated clock) the platform re-checks the webhook: %s%n%n",
+        boolean valid =
+            client.list().stream()
+                .filter(w -> w.id().equals(webhook.id()))
+                .allMatch(Webhook::valid);
+        out.printf(
+            "4. one hour later (simulated clock) the platform re-checks the webhook: %s%n%n",
             valid ? "passed, still valid" : "FAILED, webhook now invalid");
 
         out.println("5. meters (GET /metrics):");
-        consumer.scrape().lines()
-            .filter(l -> l.startsWith("webhook_deliveries_total") || l.startsWith("webhook_events_total")
-                || l.startsWith("webhook_crc_total"))
+        consumer
+            .scrape()
+            .lines()
+            .filter(
+                l ->
+                    l.startsWith("webhook_deliveries_total")
+                        || l.startsWith("webhook_events_total")
+                        || l.startsWith("webhook_crc_total"))
             .forEach(l -> out.println("    " + l));
         return valid && webhook.valid() ? 0 : 1;
       }
     }
   }
 
-  private static void deliver(PlatformSimulator platform, PrintStream out, String what, String body, int copies) {
+  private static void deliver(
+      PlatformSimulator platform, PrintStream out, String what, String body, int copies) {
     int before = platform.attempts().size();
     out.println("   " + what);
     platform.deliver(body, copies);

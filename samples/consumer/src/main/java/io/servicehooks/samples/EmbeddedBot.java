@@ -29,17 +29,20 @@ public final class EmbeddedBot {
         WebhookConsumer.builder()
             .consumerSecrets(System.getenv("SERVICE_CONSUMER_SECRET"))
             .on(java.util.List.of("post.create", "post.mention.create"), bot::onPost)
-            .onError((event, error) -> System.err.println("could not handle " + event + ": " + error))
+            .onError(
+                (event, error) -> System.err.println("could not handle " + event + ": " + error))
             .build();
     Undertow.builder()
         .addHttpListener(Integer.parseInt(System.getenv().getOrDefault("PORT", "8080")), "0.0.0.0")
         .setHandler(
             Handlers.path()
                 .addExactPath("/bot/webhooks", new WebhookHandler(consumer))
-                .addExactPath("/bot/stats", exchange -> {
-                  exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, "text/plain");
-                  exchange.getResponseSender().send(bot.postsByAuthor.toString());
-                }))
+                .addExactPath(
+                    "/bot/stats",
+                    exchange -> {
+                      exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, "text/plain");
+                      exchange.getResponseSender().send(bot.postsByAuthor.toString());
+                    }))
         .build()
         .start();
   }

@@ -4,8 +4,8 @@ import io.servicehooks.core.WebhookConsumer;
 import io.servicehooks.undertow.WebhookServer;
 
 /**
- * The smallest embedding, shown on the README's first screen (a test keeps the two identical):
- * a consumer with two listeners served by the embedded Undertow server.
+ * The smallest embedding, shown on the README's first screen (a test keeps the two identical): a
+ * consumer with two listeners served by the embedded Undertow server.
  */
 public final class QuickStart {
 
@@ -13,11 +13,12 @@ public final class QuickStart {
 
   public static void main(String[] args) {
     // README-BEGIN
-    WebhookConsumer consumer = WebhookConsumer.builder()
-        .consumerSecrets(System.getenv("SERVICE_CONSUMER_SECRET"))
-        .on("post.create", event -> System.out.println("post: " + event.payload().path("text").asText()))
-        .on("dm.*", event -> System.out.println(event.type() + " " + event.id()))
-        .build();
+    WebhookConsumer consumer =
+        WebhookConsumer.builder()
+            .consumerSecrets(System.getenv("SERVICE_CONSUMER_SECRET"))
+            .on("post.create", event -> System.out.println(event.payload().path("text")))
+            .on("dm.*", event -> System.out.println(event.type() + " " + event.id()))
+            .build();
     WebhookServer.builder(consumer).port(8080).path("/webhooks").build().start();
     // README-END
   }

@@ -34,7 +34,8 @@ public final class StandaloneConsumer implements AutoCloseable {
    * @param settings where and how to serve
    * @param customizer adds the caller's own listeners to the consumer (the demo's, a test's)
    */
-  public static StandaloneConsumer start(Settings settings, Consumer<WebhookConsumer.Builder> customizer) {
+  public static StandaloneConsumer start(
+      Settings settings, Consumer<WebhookConsumer.Builder> customizer) {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     WebhookConsumer.Builder builder =
         WebhookConsumer.builder()
@@ -74,8 +75,11 @@ public final class StandaloneConsumer implements AutoCloseable {
     return new StandaloneConsumer(registry, server.build().start());
   }
 
-  private static void scrape(PrometheusMeterRegistry registry, io.undertow.server.HttpServerExchange exchange) {
-    exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8");
+  private static void scrape(
+      PrometheusMeterRegistry registry, io.undertow.server.HttpServerExchange exchange) {
+    exchange
+        .getResponseHeaders()
+        .put(Headers.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8");
     exchange.getResponseSender().send(registry.scrape());
   }
 
@@ -98,8 +102,8 @@ public final class StandaloneConsumer implements AutoCloseable {
   }
 
   /**
-   * What the consumer needs to run. The secrets are never printed: {@link #toString()} leaves
-   * them out.
+   * What the consumer needs to run. The secrets are never printed: {@link #toString()} leaves them
+   * out.
    *
    * @param consumerSecrets consumer secrets, first current
    * @param host the address to bind
@@ -122,9 +126,23 @@ public final class StandaloneConsumer implements AutoCloseable {
 
     @Override
     public String toString() {
-      return "Settings[secrets=" + consumerSecrets.size() + ", host=" + host + ", port=" + port
-          + ", path=" + path + ", inlineListeners=" + inlineListeners + ", logEvents=" + logEvents
-          + ", ioThreads=" + ioThreads + ", workerThreads=" + workerThreads + "]";
+      return "Settings[secrets="
+          + consumerSecrets.size()
+          + ", host="
+          + host
+          + ", port="
+          + port
+          + ", path="
+          + path
+          + ", inlineListeners="
+          + inlineListeners
+          + ", logEvents="
+          + logEvents
+          + ", ioThreads="
+          + ioThreads
+          + ", workerThreads="
+          + workerThreads
+          + "]";
     }
   }
 }

@@ -18,20 +18,26 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Runs the packaged jar as a user would: {@code java -jar samples/consumer/target/servicehooks-consumer.jar}. */
+/**
+ * Runs the packaged jar as a user would: {@code java -jar
+ * samples/consumer/target/servicehooks-consumer.jar}.
+ */
 final class ConsumerJarIT {
 
   private static final Path JAR = Path.of("target/servicehooks-consumer.jar");
-  private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+  private static final HttpClient CLIENT =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
-  private static Process start(Path output, Map<String, String> env, String... args) throws IOException {
+  private static Process start(Path output, Map<String, String> env, String... args)
+      throws IOException {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     String[] command = new String[args.length + 3];
     command[0] = java;
     command[1] = "-jar";
     command[2] = JAR.toString();
     System.arraycopy(args, 0, command, 3, args.length);
-    ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
+    ProcessBuilder pb =
+        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
     pb.environment().remove("SERVICE_CONSUMER_SECRET");
     pb.environment().putAll(env);
     return pb.start();
@@ -43,35 +49,60 @@ final class ConsumerJarIT {
     Process p = start(out, Map.of());
     assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
     assertThat(p.exitValue()).isEqualTo(2);
-    assertThat(Files.readAllLines(out)).singleElement().asString().contains("SERVICE_CONSUMER_SECRET");
+    assertThat(Files.readAllLines(out))
+        .singleElement()
+        .asString()
+        .contains("SERVICE_CONSUMER_SECRET");
   }
 
   @Test
   void jar_servesThenStopsCleanlyOnSigterm(@TempDir Path dir) throws Exception {
     int port = freePort();
     Path out = dir.resolve("out.txt");
-    Process p = start(out, Map.of("SERVICE_CONSUMER_SECRET", "jar-secret,older", "PORT", String.valueOf(port)));
+    Process p =
+        start(
+            out,
+            Map.of("SERVICE_CONSUMER_SECRET", "jar-secret,older", "PORT", String.valueOf(port)));
     try {
       String base = "http://127.0.0.1:" + port;
-      await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() ->
-          CLIENT.send(HttpRequest.newBuilder(URI.create(base + "/health")).build(),
-              HttpResponse.BodyHandlers.ofString()).statusCode() == 200);
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .ignoreExceptions()
+          .until(
+              () ->
+                  CLIENT
+                          .send(
+                              HttpRequest.newBuilder(URI.create(base + "/health")).build(),
+                              HttpResponse.BodyHandlers.ofString())
+                          .statusCode()
+                      == 200);
       String json = "{\"data\":{\"event_uuid\":\"9\",\"event_type\":\"NewsNew\",\"payload\":{}}}";
-      HttpResponse<String> r = CLIENT.send(
-          HttpRequest.newBuilder(URI.create(base + "/webhooks"))
-              .header("X-Service-Webhooks-Signature", StandaloneConsumerTest.hmac("older", json))
-              .POST(HttpRequest.BodyPublishers.ofString(json)).build(),
-          HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> r =
+          CLIENT.send(
+              HttpRequest.newBuilder(URI.create(base + "/webhooks"))
+                  .header(
+                      "X-Service-Webhooks-Signature", StandaloneConsumerTest.hmac("older", json))
+                  .POST(HttpRequest.BodyPublishers.ofString(json))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
       assertThat(r.statusCode()).isEqualTo(200);
-      String metrics = CLIENT.send(HttpRequest.newBuilder(URI.create(base + "/metrics")).build(),
-          HttpResponse.BodyHandlers.ofString()).body();
-      assertThat(metrics).contains("webhook_events_total{outcome=\"dispatched\",type=\"news.new\"} 1.0");
+      String metrics =
+          CLIENT
+              .send(
+                  HttpRequest.newBuilder(URI.create(base + "/metrics")).build(),
+                  HttpResponse.BodyHandlers.ofString())
+              .body();
+      assertThat(metrics)
+          .contains("webhook_events_total{outcome=\"dispatched\",type=\"news.new\"} 1.0");
     } finally {
       p.destroy(); // SIGTERM
     }
     assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
     String log = Files.readString(out, StandardCharsets.UTF_8);
-    assertThat(log).contains("Handled news.new event 9").contains("Stopped").doesNotContain("jar-secret");
+    assertThat(log)
+        .contains("Handled news.new event 9")
+        .contains("Stopped")
+        .doesNotContain("jar-secret");
   }
 
   @Test

@@ -14,8 +14,11 @@ final class ConsumerMainTest {
   private final ByteArrayOutputStream err = new ByteArrayOutputStream();
 
   private int run(Map<String, String> env, String... args) throws Exception {
-    return ConsumerMain.run(args, env,
-        new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+    return ConsumerMain.run(
+        args,
+        env,
+        new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
   }
 
   @Test
@@ -28,7 +31,8 @@ final class ConsumerMainTest {
 
   @Test
   void parse_environmentDefaults() throws Exception {
-    ConsumerMain.Command c = ConsumerMain.parse(new String[0], Map.of("SERVICE_CONSUMER_SECRET", "a, b"));
+    ConsumerMain.Command c =
+        ConsumerMain.parse(new String[0], Map.of("SERVICE_CONSUMER_SECRET", "a, b"));
     assertThat(c.settings().consumerSecrets()).containsExactly("a", "b");
     assertThat(c.settings().port()).isEqualTo(8080);
     assertThat(c.settings().path()).isEqualTo("/webhooks");
@@ -42,8 +46,17 @@ final class ConsumerMainTest {
     ConsumerMain.Command c =
         ConsumerMain.parse(
             new String[] {"--port", "9000", "--path", "/hooks"},
-            Map.of("SERVICE_CONSUMER_SECRET", "s", "PORT", "7000", "WEBHOOK_PATH", "/x",
-                "LISTENER_MODE", "inline", "LOG_EVENTS", "false"));
+            Map.of(
+                "SERVICE_CONSUMER_SECRET",
+                "s",
+                "PORT",
+                "7000",
+                "WEBHOOK_PATH",
+                "/x",
+                "LISTENER_MODE",
+                "inline",
+                "LOG_EVENTS",
+                "false"));
     assertThat(c.settings().port()).isEqualTo(9000);
     assertThat(c.settings().path()).isEqualTo("/hooks");
     assertThat(c.settings().inlineListeners()).isTrue();
@@ -55,6 +68,9 @@ final class ConsumerMainTest {
     assertThat(run(Map.of("SERVICE_CONSUMER_SECRET", "s", "PORT", "eighty"))).isEqualTo(2);
     assertThat(run(Map.of("SERVICE_CONSUMER_SECRET", "s", "LISTENER_MODE", "fast"))).isEqualTo(2);
     assertThat(run(Map.of("SERVICE_CONSUMER_SECRET", "s"), "--secret", "s")).isEqualTo(2);
-    assertThat(err.toString(StandardCharsets.UTF_8)).contains("'eighty'").contains("'fast'").contains("'--secret'");
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .contains("'eighty'")
+        .contains("'fast'")
+        .contains("'--secret'");
   }
 }

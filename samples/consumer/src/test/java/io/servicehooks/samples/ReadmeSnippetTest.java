@@ -12,10 +12,18 @@ final class ReadmeSnippetTest {
 
   @Test
   void readmeExample_isQuickStartCode() throws Exception {
-    String source = Files.readString(Path.of("src/main/java/io/servicehooks/samples/QuickStart.java"));
-    String snippet = source.substring(source.indexOf("// README-BEGIN") + "// README-BEGIN".length(),
-        source.indexOf("// README-END"));
-    String expected = snippet.lines().filter(l -> !l.isBlank()).map(String::strip).collect(Collectors.joining("\n"));
+    String source =
+        Files.readString(Path.of("src/main/java/io/servicehooks/samples/QuickStart.java"));
+    String snippet =
+        source.substring(
+            source.indexOf("// README-BEGIN") + "// README-BEGIN".length(),
+            source.indexOf("// README-END"));
+    String expected =
+        snippet
+            .lines()
+            .filter(l -> !l.isBlank())
+            .map(String::strip)
+            .collect(Collectors.joining("\n"));
     String readme = Files.readString(Path.of("../../README.md"));
     String normalizedReadme = readme.lines().map(String::strip).collect(Collectors.joining("\n"));
     assertThat(normalizedReadme).contains(expected);

@@ -27,25 +27,34 @@ final class StandaloneConsumerTest {
     logs.start();
     ((Logger) LoggerFactory.getLogger("servicehooks.consumer")).addAppender(logs);
     StandaloneConsumer.Settings settings =
-        new StandaloneConsumer.Settings(List.of("sec"), "127.0.0.1", 0, "/webhooks", false, true, 0, 0);
+        new StandaloneConsumer.Settings(
+            List.of("sec"), "127.0.0.1", 0, "/webhooks", false, true, 0, 0);
     try (StandaloneConsumer consumer = StandaloneConsumer.start(settings, b -> {})) {
       String base = "http://127.0.0.1:" + consumer.port();
-      HttpResponse<String> health = CLIENT.send(HttpRequest.newBuilder(URI.create(base + "/health")).build(),
-          HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> health =
+          CLIENT.send(
+              HttpRequest.newBuilder(URI.create(base + "/health")).build(),
+              HttpResponse.BodyHandlers.ofString());
       assertThat(health.statusCode()).isEqualTo(200);
 
-      String json = "{\"data\":{\"event_uuid\":\"42\",\"event_type\":\"post.create\",\"payload\":{\"id\":\"42\"}}}";
-      HttpResponse<String> delivered = CLIENT.send(
-          HttpRequest.newBuilder(URI.create(base + "/webhooks"))
-              .header("x-service-webhooks-signature", hmac("sec", json))
-              .POST(HttpRequest.BodyPublishers.ofString(json)).build(),
-          HttpResponse.BodyHandlers.ofString());
+      String json =
+          "{\"data\":{\"event_uuid\":\"42\",\"event_type\":\"post.create\",\"payload\":{\"id\":\"42\"}}}";
+      HttpResponse<String> delivered =
+          CLIENT.send(
+              HttpRequest.newBuilder(URI.create(base + "/webhooks"))
+                  .header("x-service-webhooks-signature", hmac("sec", json))
+                  .POST(HttpRequest.BodyPublishers.ofString(json))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
       assertThat(delivered.statusCode()).isEqualTo(200);
 
-      HttpResponse<String> metrics = CLIENT.send(HttpRequest.newBuilder(URI.create(base + "/metrics")).build(),
-          HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> metrics =
+          CLIENT.send(
+              HttpRequest.newBuilder(URI.create(base + "/metrics")).build(),
+              HttpResponse.BodyHandlers.ofString());
       assertThat(metrics.statusCode()).isEqualTo(200);
-      assertThat(metrics.headers().firstValue("content-type")).hasValueSatisfying(v -> assertThat(v).startsWith("text/plain"));
+      assertThat(metrics.headers().firstValue("content-type"))
+          .hasValueSatisfying(v -> assertThat(v).startsWith("text/plain"));
       assertThat(metrics.body())
           .contains("webhook_events_total{outcome=\"dispatched\",type=\"post.create\"} 1.0")
           .contains("webhook_deliveries_total{outcome=\"accepted\"} 1.0")
@@ -59,6 +68,7 @@ final class StandaloneConsumerTest {
   static String hmac(String secret, String body) throws Exception {
     Mac mac = Mac.getInstance("HmacSHA256");
     mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
-    return "sha256=" + Base64.getEncoder().encodeToString(mac.doFinal(body.getBytes(StandardCharsets.UTF_8)));
+    return "sha256="
+        + Base64.getEncoder().encodeToString(mac.doFinal(body.getBytes(StandardCharsets.UTF_8)));
   }
 }

@@ -25,9 +25,9 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * Load baseline (c): a plain Spring Boot 4 application on Tomcat whose controller does what
- * servicehooks does for a delivery, by hand: check the HMAC (a {@link Mac} per thread, constant-time
- * compare), parse with one {@link ObjectMapper}, put-if-absent the {@code event_uuid} into a
- * Caffeine cache bounded like the consumer's, answer 200. CRC GETs are signed.
+ * servicehooks does for a delivery, by hand: check the HMAC (a {@link Mac} per thread,
+ * constant-time compare), parse with one {@link ObjectMapper}, put-if-absent the {@code event_uuid}
+ * into a Caffeine cache bounded like the consumer's, answer 200. CRC GETs are signed.
  *
  * <p>{@code SERVICE_CONSUMER_SECRET=... PORT=18080 java -jar spring-baseline.jar}
  */
@@ -37,7 +37,8 @@ public class SpringBaseline {
 
   private static final ObjectMapper MAPPER = new ObjectMapper();
   private static final String ACCEPTED = "{\"status\":\"accepted\",\"events\":1,\"duplicates\":0}";
-  private static final String DUPLICATE = "{\"status\":\"duplicate\",\"events\":0,\"duplicates\":1}";
+  private static final String DUPLICATE =
+      "{\"status\":\"duplicate\",\"events\":0,\"duplicates\":1}";
 
   private final SecretKeySpec key;
   private final ThreadLocal<Mac> macs = ThreadLocal.withInitial(this::newMac);
@@ -45,7 +46,9 @@ public class SpringBaseline {
       Caffeine.newBuilder().expireAfterWrite(Duration.ofHours(24)).maximumSize(1_000_000).build();
 
   public SpringBaseline() {
-    String secret = System.getenv().getOrDefault("SERVICE_CONSUMER_SECRET", "bench-consumer-secret-0123456789abcdef");
+    String secret =
+        System.getenv()
+            .getOrDefault("SERVICE_CONSUMER_SECRET", "bench-consumer-secret-0123456789abcdef");
     this.key = new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256");
   }
 
@@ -84,12 +87,14 @@ public class SpringBaseline {
   }
 
   @GetMapping(path = "/webhooks", produces = MediaType.APPLICATION_JSON_VALUE)
-  public ResponseEntity<String> crc(@RequestParam(name = "crc_token", required = false) String token) {
+  public ResponseEntity<String> crc(
+      @RequestParam(name = "crc_token", required = false) String token) {
     if (token == null || token.isEmpty()) {
       return ResponseEntity.badRequest().body("{\"error\":\"missing_crc_token\"}");
     }
     byte[] mac = macs.get().doFinal(token.getBytes(StandardCharsets.UTF_8));
-    return ResponseEntity.ok("{\"response_token\":\"sha256=" + Base64.getEncoder().encodeToString(mac) + "\"}");
+    return ResponseEntity.ok(
+        "{\"response_token\":\"sha256=" + Base64.getEncoder().encodeToString(mac) + "\"}");
   }
 
   private Mac newMac() {

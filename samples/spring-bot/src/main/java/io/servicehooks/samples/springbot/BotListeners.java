@@ -30,12 +30,17 @@ public class BotListeners {
     log.info("Post {} by {}: {}", post.id(), post.authorId(), post.text());
   }
 
-  /** Every profile change; legacy names such as ProfileBioUpdate arrive under their current name. */
+  /**
+   * Every profile change; legacy names such as ProfileBioUpdate arrive under their current name.
+   */
   @WebhookListener("profile.update.*")
   public void onProfileUpdate(WebhookEvent event) {
     profileUpdates.incrementAndGet();
-    log.info("Profile of {} changed: {} (sent as {})",
-        event.forUserId().orElse("?"), event.type(), event.originalType());
+    log.info(
+        "Profile of {} changed: {} (sent as {})",
+        event.forUserId().orElse("?"),
+        event.type(),
+        event.originalType());
   }
 
   /** How many posts were handled. */

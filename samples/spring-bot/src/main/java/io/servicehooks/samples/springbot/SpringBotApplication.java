@@ -5,9 +5,9 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
 
 /**
  * A webhook bot on Spring Boot: the servicehooks auto-configuration serves the webhook at {@code
- * /webhooks} and routes events to the {@link BotListeners}. Configured by the environment:
- * {@code SERVICE_CONSUMER_SECRET} (comma-separated, the first current) and {@code PORT} (default
- * 8080). Health is at {@code /actuator/health}, Prometheus metrics at {@code /actuator/prometheus}.
+ * /webhooks} and routes events to the {@link BotListeners}. Configured by the environment: {@code
+ * SERVICE_CONSUMER_SECRET} (comma-separated, the first current) and {@code PORT} (default 8080).
+ * Health is at {@code /actuator/health}, Prometheus metrics at {@code /actuator/prometheus}.
  *
  * <pre>{@code
  * SERVICE_CONSUMER_SECRET=my-consumer-secret PORT=8080 java -jar servicehooks-spring-bot.jar
@@ -21,8 +21,9 @@ public class SpringBotApplication {
     String secrets = System.getenv("SERVICE_CONSUMER_SECRET");
     if ((secrets == null || secrets.isBlank())
         && System.getProperty("servicehooks.webhook.consumer-secrets") == null) {
-      System.err.println("SERVICE_CONSUMER_SECRET is not set: give the app's consumer secret "
-          + "(comma-separated for rotation, the current one first).");
+      System.err.println(
+          "SERVICE_CONSUMER_SECRET is not set: give the app's consumer secret "
+              + "(comma-separated for rotation, the current one first).");
       System.exit(2);
     }
     SpringApplication.run(SpringBotApplication.class, args);

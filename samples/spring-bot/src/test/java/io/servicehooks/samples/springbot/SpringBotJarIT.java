@@ -24,8 +24,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Starts the executable jar exactly as a user would ({@code SERVICE_CONSUMER_SECRET=... PORT=0
- * java -jar target/servicehooks-spring-bot.jar}) and talks HTTP to it.
+ * Starts the executable jar exactly as a user would ({@code SERVICE_CONSUMER_SECRET=... PORT=0 java
+ * -jar target/servicehooks-spring-bot.jar}) and talks HTTP to it.
  */
 final class SpringBotJarIT {
 
@@ -44,15 +44,23 @@ final class SpringBotJarIT {
     Path jar = Path.of(System.getProperty("bot.jar", "target/servicehooks-spring-bot.jar"));
     assertThat(jar).exists();
     log = jar.resolveSibling("spring-bot-it.log");
-    ProcessBuilder builder = new ProcessBuilder(java(), "-jar", jar.toString())
-        .redirectErrorStream(true)
-        .redirectOutput(log.toFile());
+    ProcessBuilder builder =
+        new ProcessBuilder(java(), "-jar", jar.toString())
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile());
     builder.environment().put("SERVICE_CONSUMER_SECRET", SECRET + "," + PREVIOUS_SECRET);
     builder.environment().put("PORT", "0");
-    List.of("SERVICE_WEBHOOK_URL", "SERVICE_API_BASE_URL", "SERVICE_BEARER_TOKEN", "SERVICE_API_KEY", "SERVICE_API_SECRET")
+    List.of(
+            "SERVICE_WEBHOOK_URL",
+            "SERVICE_API_BASE_URL",
+            "SERVICE_BEARER_TOKEN",
+            "SERVICE_API_KEY",
+            "SERVICE_API_SECRET")
         .forEach(builder.environment()::remove);
     bot = builder.start();
-    await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(200))
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .pollInterval(Duration.ofMillis(200))
         .until(() -> startedPort() != null || !bot.isAlive());
     assertThat(bot.isAlive()).as("the bot exited; see %s", log).isTrue();
     port = startedPort();
@@ -70,21 +78,29 @@ final class SpringBotJarIT {
 
   @Test
   void crc_answeredWithTheCurrentSecret() throws Exception {
-    HttpResponse<String> response = send(HttpRequest.newBuilder(url("/webhooks?crc_token=Tok-42")).GET());
+    HttpResponse<String> response =
+        send(HttpRequest.newBuilder(url("/webhooks?crc_token=Tok-42")).GET());
     assertThat(response.statusCode()).isEqualTo(200);
     assertThat(response.headers().firstValue("Content-Type")).hasValue("application/json");
-    assertThat(response.body()).isEqualTo("{\"response_token\":\"sha256=" + hmac(SECRET, "Tok-42") + "\"}");
+    assertThat(response.body())
+        .isEqualTo("{\"response_token\":\"sha256=" + hmac(SECRET, "Tok-42") + "\"}");
     assertThat(send(HttpRequest.newBuilder(url("/actuator/prometheus")).GET()).body())
         .contains("webhook_crc_total{outcome=\"answered\"}");
   }
 
   @Test
   void signedDeliveries_reachTheListenersOnce_andShowInPrometheus() throws Exception {
-    String post = envelope("-7001", "post.create", "{\"id\":\"7001\",\"text\":\"hello bot\",\"author_id\":\"2244994945\"}");
+    String post =
+        envelope(
+            "-7001",
+            "post.create",
+            "{\"id\":\"7001\",\"text\":\"hello bot\",\"author_id\":\"2244994945\"}");
     String bio = envelope("7002", "ProfileBioUpdate", "{\"before\":\"old\",\"after\":\"new\"}");
 
-    assertThat(deliver(post, SECRET).body()).isEqualTo("{\"status\":\"accepted\",\"events\":1,\"duplicates\":0}");
-    assertThat(deliver(post, SECRET).body()).isEqualTo("{\"status\":\"duplicate\",\"events\":0,\"duplicates\":1}");
+    assertThat(deliver(post, SECRET).body())
+        .isEqualTo("{\"status\":\"accepted\",\"events\":1,\"duplicates\":0}");
+    assertThat(deliver(post, SECRET).body())
+        .isEqualTo("{\"status\":\"duplicate\",\"events\":0,\"duplicates\":1}");
     assertThat(deliver(bio, PREVIOUS_SECRET).statusCode()).isEqualTo(200);
     assertThat(deliver(bio, "wrong-secret").statusCode()).isEqualTo(401);
 
@@ -113,7 +129,8 @@ final class SpringBotJarIT {
   @Test
   void withoutConsumerSecret_refusesToStart() throws Exception {
     Path jar = Path.of(System.getProperty("bot.jar", "target/servicehooks-spring-bot.jar"));
-    ProcessBuilder builder = new ProcessBuilder(java(), "-jar", jar.toString()).redirectErrorStream(true);
+    ProcessBuilder builder =
+        new ProcessBuilder(java(), "-jar", jar.toString()).redirectErrorStream(true);
     builder.environment().remove("SERVICE_CONSUMER_SECRET");
     Process process = builder.start();
     String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -126,14 +143,17 @@ final class SpringBotJarIT {
 
   private HttpResponse<String> deliver(String body, String secret) throws Exception {
     byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-    return send(HttpRequest.newBuilder(url("/webhooks"))
-        .header("Content-Type", "application/json")
-        .header("x-service-webhooks-signature", "sha256=" + hmac(secret, bytes))
-        .POST(HttpRequest.BodyPublishers.ofByteArray(bytes)));
+    return send(
+        HttpRequest.newBuilder(url("/webhooks"))
+            .header("Content-Type", "application/json")
+            .header("x-service-webhooks-signature", "sha256=" + hmac(secret, bytes))
+            .POST(HttpRequest.BodyPublishers.ofByteArray(bytes)));
   }
 
-  private HttpResponse<String> send(HttpRequest.Builder request) throws IOException, InterruptedException {
-    return http.send(request.timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+  private HttpResponse<String> send(HttpRequest.Builder request)
+      throws IOException, InterruptedException {
+    return http.send(
+        request.timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
   }
 
   private static URI url(String path) {
@@ -141,8 +161,13 @@ final class SpringBotJarIT {
   }
 
   private static String envelope(String id, String type, String payload) {
-    return "{\"data\":{\"event_uuid\":\"" + id + "\",\"event_type\":\"" + type
-        + "\",\"filter\":{\"user_id\":\"2244994945\"},\"payload\":" + payload + "}}";
+    return "{\"data\":{\"event_uuid\":\""
+        + id
+        + "\",\"event_type\":\""
+        + type
+        + "\",\"filter\":{\"user_id\":\"2244994945\"},\"payload\":"
+        + payload
+        + "}}";
   }
 
   private static String hmac(String key, String message) throws Exception {
