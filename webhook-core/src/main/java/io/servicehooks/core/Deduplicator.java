@@ -35,6 +35,14 @@ public interface Deduplicator {
   void release(String key);
 
   /**
+   * Whether a call may block (network or disk I/O). Adapters then ask the store from a worker
+   * thread, never from a server's IO thread. Stores that only touch memory return {@code false}.
+   */
+  default boolean mayBlock() {
+    return true;
+  }
+
+  /**
    * In-memory on Caffeine, remembering ids for 24 hours after they were last seen, at most one
    * million of them (about 115 bytes each for the platform's numeric {@code event_uuid}s).
    */

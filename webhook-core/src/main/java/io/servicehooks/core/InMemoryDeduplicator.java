@@ -60,6 +60,11 @@ final class InMemoryDeduplicator implements Deduplicator {
   }
 
   @Override
+  public boolean mayBlock() {
+    return false;
+  }
+
+  @Override
   public void release(String key) {
     cache.asMap().remove(compact(key), CLAIMED);
   }

@@ -14,4 +14,9 @@ enum NoDeduplicator implements Deduplicator {
 
   @Override
   public void release(String key) {}
+
+  @Override
+  public boolean mayBlock() {
+    return false;
+  }
 }

@@ -88,6 +88,7 @@ public final class WebhookConsumer implements AutoCloseable {
   private final boolean listenersNonBlocking;
   private final boolean storeNonBlocking;
   private final AtomicBoolean closed = new AtomicBoolean();
+  private final AdapterSupport adapterSupport = new AdapterSupport(this);
 
   private WebhookConsumer(Builder b) {
     this.secrets = b.secrets.stream().map(Hmac::new).toArray(Hmac[]::new);
@@ -106,8 +107,7 @@ public final class WebhookConsumer implements AutoCloseable {
             ? b.deduplicator
             : Deduplicator.inMemory(b.dedupWindow, b.dedupMaxEntries);
     this.gate = new DedupGate(dedup);
-    this.storeNonBlocking =
-        dedup instanceof InMemoryDeduplicator || dedup instanceof NoDeduplicator;
+    this.storeNonBlocking = !dedup.mayBlock();
     this.errorHandler = b.errorHandler;
     this.metrics =
         b.meterRegistry == null ? Metrics.NOOP : MicrometerMetrics.create(b.meterRegistry, dedup);
@@ -142,17 +142,8 @@ public final class WebhookConsumer implements AutoCloseable {
     return handle(request, null);
   }
 
-  /**
-   * Answers one request from a thread that must not block, such as a server's IO thread: CRC
-   * checks, refusals, duplicates and events nobody listens to are answered right here; only when
-   * listeners have to run (or a custom {@link Deduplicator}, which may do I/O, has to be asked)
-   * does the work move to {@code listenerExecutor}, and the future completes there. A rejected
-   * hand-off answers 503 and releases the claims. The future never completes exceptionally.
-   *
-   * @param listenerExecutor where listeners run; {@code null} means the calling thread
-   */
-  public CompletableFuture<WebhookResponse> handle(
-      WebhookRequest request, Executor listenerExecutor) {
+  /** See {@link AdapterSupport#handle(WebhookRequest, Executor)}. */
+  CompletableFuture<WebhookResponse> handle(WebhookRequest request, Executor listenerExecutor) {
     Objects.requireNonNull(request, "request");
     switch (request.method()) {
       case "GET":
@@ -167,26 +158,32 @@ public final class WebhookConsumer implements AutoCloseable {
   }
 
   /**
-   * The 413 answer, for adapters that stop reading a body once it passes {@link #maxBodyBytes()}
-   * and so never build a request for it. Counts and logs the refusal like any other.
+   * The surface HTTP adapters use (Undertow, servlet, your own server); applications do not need
+   * it.
    */
-  public WebhookResponse payloadTooLarge() {
+  public AdapterSupport adapterSupport() {
+    return adapterSupport;
+  }
+
+  WebhookResponse payloadTooLarge() {
     log.warn("Refused a delivery: body larger than {} bytes", maxBodyBytes);
     metrics.delivery("too_large", 0);
     return WebhookResponse.error(
         413, "payload_too_large", "body exceeds " + maxBodyBytes + " bytes");
   }
 
-  /** The body size limit in bytes; adapters must not buffer past it. */
+  WebhookResponse unreadableBody() {
+    log.warn("Refused a delivery: its body could not be read to the end");
+    metrics.delivery("unreadable", 0);
+    return WebhookResponse.error(400, "unreadable_body", "the body could not be read to its end");
+  }
+
+  /** The body size limit in bytes. */
   public int maxBodyBytes() {
     return maxBodyBytes;
   }
 
-  /**
-   * Whether the listeners were declared non-blocking, so that an adapter may call {@link #handle}
-   * on a network IO thread instead of handing off to a worker.
-   */
-  public boolean listenersNonBlocking() {
+  boolean listenersNonBlocking() {
     return listenersNonBlocking;
   }
 

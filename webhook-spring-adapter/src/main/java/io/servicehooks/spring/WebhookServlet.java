@@ -1,5 +1,6 @@
 package io.servicehooks.spring;
 
+import io.servicehooks.core.AdapterSupport;
 import io.servicehooks.core.WebhookConsumer;
 import io.servicehooks.core.WebhookRequest;
 import io.servicehooks.core.WebhookResponse;
@@ -50,15 +51,16 @@ final class WebhookServlet extends HttpServlet {
               .join());
       return;
     }
-    int limit = consumer.maxBodyBytes();
+    AdapterSupport adapter = consumer.adapterSupport();
+    int limit = adapter.maxBodyBytes();
     if (request.getContentLengthLong() > limit) {
-      tooLarge(response, consumer);
+      tooLarge(response, adapter);
       return;
     }
     byte[] body = request.getInputStream().readNBytes(limit + 1);
     body = bodyCachedByFilter(request, body);
     if (body.length > limit) {
-      tooLarge(response, consumer);
+      tooLarge(response, adapter);
       return;
     }
     // In synchronous mode the listeners run here, on the container's thread, which may block.
@@ -90,11 +92,11 @@ final class WebhookServlet extends HttpServlet {
     return signature == null ? Map.of() : Map.of(WebhookRequest.SIGNATURE_HEADER, signature);
   }
 
-  private static void tooLarge(HttpServletResponse response, WebhookConsumer consumer)
+  private static void tooLarge(HttpServletResponse response, AdapterSupport adapter)
       throws IOException {
     // The rest of the body is never read: the connection cannot be reused.
     response.setHeader("Connection", "close");
-    write(response, consumer.payloadTooLarge());
+    write(response, adapter.payloadTooLarge());
   }
 
   private static void write(HttpServletResponse response, WebhookResponse answer)

@@ -211,7 +211,7 @@ final class WebhookEndpointTest {
         send(post(body).header(WebhookRequest.SIGNATURE_HEADER, signature));
 
     assertThat(response.statusCode()).isEqualTo(413);
-    assertSameAnswer(response, consumer.payloadTooLarge());
+    assertSameAnswer(response, consumer.adapterSupport().payloadTooLarge());
   }
 
   @Test

@@ -1,5 +1,6 @@
 package io.servicehooks.undertow;
 
+import io.servicehooks.core.AdapterSupport;
 import io.servicehooks.core.WebhookConsumer;
 import io.servicehooks.core.WebhookRequest;
 import io.servicehooks.core.WebhookResponse;
@@ -32,8 +33,8 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <p>The body is read without blocking on the IO thread and never buffered past {@link
- * WebhookConsumer#maxBodyBytes()} (a larger declared or streamed body gets 413 and the connection
- * is closed). CRC checks, refusals, duplicates and events nobody listens to are answered on the IO
+ * AdapterSupport#maxBodyBytes()} (a larger declared or streamed body gets 413 and the connection is
+ * closed). CRC checks, refusals, duplicates and events nobody listens to are answered on the IO
  * thread; when listeners have to run, the delivery moves to Undertow's worker pool (or the executor
  * given here), unless the consumer declares its listeners non-blocking, in which case they run on
  * the IO thread too.
@@ -44,6 +45,7 @@ public final class WebhookHandler implements HttpHandler {
   private static final HttpString CONNECTION = new HttpString("Connection");
 
   private final WebhookConsumer consumer;
+  private final AdapterSupport adapter;
   private final Executor executor;
 
   /** Runs deliveries on Undertow's worker pool. */
@@ -57,6 +59,7 @@ public final class WebhookHandler implements HttpHandler {
    */
   public WebhookHandler(WebhookConsumer consumer, Executor executor) {
     this.consumer = Objects.requireNonNull(consumer, "consumer");
+    this.adapter = consumer.adapterSupport();
     this.executor = executor;
   }
 
@@ -77,7 +80,7 @@ public final class WebhookHandler implements HttpHandler {
   }
 
   private void receive(HttpServerExchange exchange) {
-    int limit = consumer.maxBodyBytes();
+    int limit = adapter.maxBodyBytes();
     if (exchange.getRequestContentLength() > limit) {
       tooLarge(exchange);
       return;
@@ -94,10 +97,10 @@ public final class WebhookHandler implements HttpHandler {
     // On the IO thread: the core verifies, parses and claims here, and moves to the worker only
     // when listeners have to run. Non-blocking listeners run here too.
     Executor listeners =
-        consumer.listenersNonBlocking()
+        adapter.listenersNonBlocking()
             ? null
             : executor != null ? executor : exchange.getConnection().getWorker();
-    complete(exchange, consumer.handle(request, listeners));
+    complete(exchange, adapter.handle(request, listeners));
   }
 
   private static void complete(
@@ -116,9 +119,9 @@ public final class WebhookHandler implements HttpHandler {
       tooLarge(exchange);
     } else {
       log.debug("Could not read a delivery's body: {}", error.toString());
+      exchange.getResponseHeaders().put(CONNECTION, "close");
       exchange.setPersistent(false);
-      exchange.setStatusCode(400);
-      exchange.endExchange();
+      send(exchange, adapter.unreadableBody());
     }
   }
 
@@ -126,7 +129,7 @@ public final class WebhookHandler implements HttpHandler {
     // The rest of the body is never read: the connection cannot be reused.
     exchange.getResponseHeaders().put(CONNECTION, "close");
     exchange.setPersistent(false);
-    send(exchange, consumer.payloadTooLarge());
+    send(exchange, adapter.payloadTooLarge());
   }
 
   private static void send(HttpServerExchange exchange, WebhookResponse response) {
