@@ -5,6 +5,7 @@ import io.servicehooks.core.Deduplicator;
 import io.servicehooks.core.ErrorHandler;
 import io.servicehooks.core.WebhookConsumer;
 import io.servicehooks.registration.WebhookClient;
+import jakarta.servlet.DispatcherType;
 import java.util.List;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.ObjectProvider;
@@ -16,10 +17,12 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.boot.web.servlet.ServletRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.PropertySource;
@@ -92,6 +95,22 @@ public class WebhookAutoConfiguration {
     ServletRegistrationBean<WebhookServlet> registration =
         new ServletRegistrationBean<>(new WebhookServlet(consumer::getObject), path);
     registration.setName("webhookServlet");
+    return registration;
+  }
+
+  /**
+   * Writes the webhook's 400 {@code unreadable_body} answer on the error dispatch a container
+   * starts when it answers a failed body read itself (Tomcat does); ahead of every other filter, so
+   * that Spring Security never sees that dispatch.
+   */
+  @Bean
+  @ConditionalOnMissingBean(name = "webhookUnreadableBodyFilter")
+  public FilterRegistrationBean<?> webhookUnreadableBodyFilter() {
+    FilterRegistrationBean<UnreadableBodyErrorFilter> registration =
+        new FilterRegistrationBean<>(new UnreadableBodyErrorFilter());
+    registration.setName("webhookUnreadableBodyFilter");
+    registration.setDispatcherTypes(DispatcherType.ERROR);
+    registration.setOrder(Ordered.HIGHEST_PRECEDENCE);
     return registration;
   }
 
