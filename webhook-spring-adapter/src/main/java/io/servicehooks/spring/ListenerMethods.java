@@ -2,6 +2,7 @@ package io.servicehooks.spring;
 
 import io.servicehooks.core.WebhookConsumer;
 import io.servicehooks.core.WebhookEvent;
+import io.servicehooks.core.WebhookListener;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -20,7 +21,7 @@ import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
 /**
- * Finds the {@link WebhookListener}-annotated methods of the singleton beans and adds each to a
+ * Finds the {@link OnWebhookEvent}-annotated methods of the singleton beans and adds each to a
  * consumer builder as a core listener. Signatures are checked before any bean is created, and a
  * method that does not fit stops the start-up with a message that names it.
  */
@@ -36,15 +37,15 @@ final class ListenerMethods {
         continue;
       }
       Class<?> type = targetType(beanFactory, name);
-      if (type == null || !AnnotationUtils.isCandidateClass(type, WebhookListener.class)) {
+      if (type == null || !AnnotationUtils.isCandidateClass(type, OnWebhookEvent.class)) {
         continue;
       }
-      Map<Method, WebhookListener> methods =
+      Map<Method, OnWebhookEvent> methods =
           MethodIntrospector.selectMethods(
               type,
-              (MethodIntrospector.MetadataLookup<WebhookListener>)
+              (MethodIntrospector.MetadataLookup<OnWebhookEvent>)
                   method ->
-                      AnnotatedElementUtils.findMergedAnnotation(method, WebhookListener.class));
+                      AnnotatedElementUtils.findMergedAnnotation(method, OnWebhookEvent.class));
       if (methods.isEmpty()) {
         continue;
       }
@@ -55,7 +56,7 @@ final class ListenerMethods {
   }
 
   /** The patterns of an annotation, or every event when it names none. */
-  static List<String> patterns(WebhookListener annotation) {
+  static List<String> patterns(OnWebhookEvent annotation) {
     return annotation == null || annotation.value().length == 0
         ? List.of("*")
         : Arrays.asList(annotation.value());
@@ -82,7 +83,7 @@ final class ListenerMethods {
     }
     if (problem != null) {
       throw new IllegalStateException(
-          "Invalid @WebhookListener method "
+          "Invalid @OnWebhookEvent method "
               + describe(method)
               + ": "
               + problem
@@ -91,7 +92,7 @@ final class ListenerMethods {
   }
 
   private static void add(
-      WebhookConsumer.Builder builder, Object bean, Method method, WebhookListener annotation) {
+      WebhookConsumer.Builder builder, Object bean, Method method, OnWebhookEvent annotation) {
     Method invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
     ReflectionUtils.makeAccessible(invocable);
     try {
@@ -99,7 +100,7 @@ final class ListenerMethods {
     } catch (IllegalArgumentException badPattern) {
       // The message carries the cause's: the failure analysis then shows the method at the root.
       throw new IllegalStateException(
-          "Invalid @WebhookListener method " + describe(method) + ": " + badPattern.getMessage());
+          "Invalid @OnWebhookEvent method " + describe(method) + ": " + badPattern.getMessage());
     }
   }
 
@@ -112,7 +113,7 @@ final class ListenerMethods {
   }
 
   /** A core listener that calls one annotated method, with the event or its mapped payload. */
-  private static final class MethodListener implements io.servicehooks.core.WebhookListener {
+  private static final class MethodListener implements WebhookListener {
     private final Object bean;
     private final Method method;
     private final Class<?> parameterType;
@@ -145,7 +146,7 @@ final class ListenerMethods {
 
     @Override
     public String toString() {
-      return "@WebhookListener " + description;
+      return "@OnWebhookEvent " + description;
     }
   }
 }

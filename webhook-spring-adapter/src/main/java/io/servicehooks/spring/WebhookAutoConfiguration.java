@@ -4,7 +4,9 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.servicehooks.core.Deduplicator;
 import io.servicehooks.core.ErrorHandler;
 import io.servicehooks.core.WebhookConsumer;
+import io.servicehooks.core.WebhookListener;
 import io.servicehooks.registration.WebhookClient;
+import jakarta.servlet.DispatcherType;
 import java.util.List;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.ObjectProvider;
@@ -16,10 +18,12 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.boot.web.servlet.ServletRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.PropertySource;
@@ -28,7 +32,7 @@ import org.springframework.core.env.StandardEnvironment;
 /**
  * Auto-configuration of a webhook endpoint in a Spring Boot servlet application: a {@link
  * WebhookConsumer} built from the {@code servicehooks.webhook.*} properties, the listener beans and
- * the {@link WebhookListener @WebhookListener} methods, served by a servlet at {@code
+ * the {@link OnWebhookEvent @OnWebhookEvent} methods, served by a servlet at {@code
  * servicehooks.webhook.path}; metrics in the application's {@link MeterRegistry}, a {@code webhook}
  * health indicator, and, with {@code servicehooks.registration.public-url}, registration of the
  * webhook once the application is ready.
@@ -36,13 +40,19 @@ import org.springframework.core.env.StandardEnvironment;
  * <p>Active only in a servlet web application with at least one consumer secret configured. Each
  * bean backs off when the application defines its own: the {@link WebhookConsumer}, the servlet
  * registration {@code webhookServletRegistration}, the {@code webhookHealthIndicator} and the
- * {@link WebhookClient}.
+ * {@link WebhookClient}. Metrics, health and registration each switch on only when their library
+ * (Micrometer, Spring Boot's health support, {@code webhook-registration}) is on the class path;
+ * without it the endpoint still runs and that feature's beans are simply absent.
+ *
+ * <p>Like Spring Boot's own auto-configurations it is final and never proxied ({@link
+ * AutoConfiguration} implies {@code proxyBeanMethods = false}): the {@code @Bean} methods never
+ * call one another.
  */
 @AutoConfiguration
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @Conditional(OnConsumerSecretCondition.class)
 @EnableConfigurationProperties(WebhookProperties.class)
-public class WebhookAutoConfiguration {
+public final class WebhookAutoConfiguration {
 
   /**
    * The consumer: properties first, then the {@link ErrorHandler} and {@link Deduplicator} beans,
@@ -51,14 +61,14 @@ public class WebhookAutoConfiguration {
    */
   @Bean
   @ConditionalOnMissingBean
-  public WebhookConsumer webhookConsumer(
+  WebhookConsumer webhookConsumer(
       WebhookProperties properties,
       ConfigurableListableBeanFactory beanFactory,
       ObjectProvider<ErrorHandler> errorHandler,
       ObjectProvider<Deduplicator> deduplicator,
-      ObjectProvider<io.servicehooks.core.WebhookListener> listeners,
+      ObjectProvider<WebhookListener> listeners,
       ObjectProvider<WebhookConsumerCustomizer> customizers) {
-    WebhookProperties.Acknowledgement ack = properties.getAcknowledgement();
+    WebhookProperties.AcknowledgementProperties ack = properties.getAcknowledgement();
     long maxBody = properties.getMaxBodySize().toBytes();
     if (maxBody > Integer.MAX_VALUE) {
       throw new IllegalStateException(
@@ -86,7 +96,7 @@ public class WebhookAutoConfiguration {
   /** The servlet that serves the consumer at {@code servicehooks.webhook.path}. */
   @Bean
   @ConditionalOnMissingBean(name = "webhookServletRegistration")
-  public ServletRegistrationBean<?> webhookServletRegistration(
+  ServletRegistrationBean<?> webhookServletRegistration(
       WebhookProperties properties, ObjectProvider<WebhookConsumer> consumer) {
     String path = checkedPath(properties.getPath());
     ServletRegistrationBean<WebhookServlet> registration =
@@ -95,10 +105,26 @@ public class WebhookAutoConfiguration {
     return registration;
   }
 
-  private static List<String> typesOf(io.servicehooks.core.WebhookListener listener) {
+  /**
+   * Writes the webhook's 400 {@code unreadable_body} answer on the error dispatch a container
+   * starts when it answers a failed body read itself (Tomcat does); ahead of every other filter, so
+   * that Spring Security never sees that dispatch.
+   */
+  @Bean
+  @ConditionalOnMissingBean(name = "webhookUnreadableBodyFilter")
+  FilterRegistrationBean<?> webhookUnreadableBodyFilter() {
+    FilterRegistrationBean<UnreadableBodyErrorFilter> registration =
+        new FilterRegistrationBean<>(new UnreadableBodyErrorFilter());
+    registration.setName("webhookUnreadableBodyFilter");
+    registration.setDispatcherTypes(DispatcherType.ERROR);
+    registration.setOrder(Ordered.HIGHEST_PRECEDENCE);
+    return registration;
+  }
+
+  private static List<String> typesOf(WebhookListener listener) {
     return ListenerMethods.patterns(
         AnnotatedElementUtils.findMergedAnnotation(
-            AopUtils.getTargetClass(listener), WebhookListener.class));
+            AopUtils.getTargetClass(listener), OnWebhookEvent.class));
   }
 
   static String checkedPath(String path) {
@@ -117,7 +143,7 @@ public class WebhookAutoConfiguration {
   /** Records the core's meters in the application's registry, when it has one. */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnClass(MeterRegistry.class)
-  static class MetricsConfiguration {
+  static final class MetricsConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(name = "webhookMetricsCustomizer")
@@ -130,7 +156,7 @@ public class WebhookAutoConfiguration {
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnClass(HealthIndicator.class)
   @ConditionalOnEnabledHealthIndicator("webhook")
-  static class HealthConfiguration {
+  static final class HealthConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(name = "webhookHealthIndicator")
@@ -145,7 +171,7 @@ public class WebhookAutoConfiguration {
   @ConditionalOnClass(WebhookClient.class)
   @Conditional(OnPublicUrlCondition.class)
   @EnableConfigurationProperties(RegistrationProperties.class)
-  static class RegistrationConfiguration {
+  static final class RegistrationConfiguration {
 
     static final String BEARER_TOKEN = "SERVICE_BEARER_TOKEN";
     static final String API_KEY = "SERVICE_API_KEY";

@@ -1,5 +1,6 @@
 package io.servicehooks.spring;
 
+import io.servicehooks.core.Acknowledgement;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 
@@ -10,9 +11,9 @@ import org.springframework.boot.health.contributor.Health;
 final class WebhookHealthIndicator extends AbstractHealthIndicator {
 
   private final String path;
-  private final io.servicehooks.core.Acknowledgement acknowledgement;
+  private final Acknowledgement acknowledgement;
 
-  WebhookHealthIndicator(String path, io.servicehooks.core.Acknowledgement acknowledgement) {
+  WebhookHealthIndicator(String path, Acknowledgement acknowledgement) {
     super("Webhook health check failed");
     this.path = path;
     this.acknowledgement = acknowledgement;

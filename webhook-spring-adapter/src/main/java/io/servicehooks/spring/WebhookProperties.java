@@ -1,5 +1,7 @@
 package io.servicehooks.spring;
 
+import io.servicehooks.core.Acknowledgement;
+import io.servicehooks.core.Deduplicator;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,12 +24,14 @@ public class WebhookProperties {
   /** Path of the webhook endpoint, matched exactly. */
   private String path = "/webhooks";
 
+  // The core builder's default; the core has no public constant for it, so the defaults test
+  // compares it with what a consumer built without the setting reports.
   /** Largest delivery body accepted; larger ones are answered 413. */
   private DataSize maxBodySize = DataSize.ofMegabytes(1);
 
   private final Dedup dedup = new Dedup();
 
-  private final Acknowledgement acknowledgement = new Acknowledgement();
+  private final AcknowledgementProperties acknowledgement = new AcknowledgementProperties();
 
   public List<String> getConsumerSecrets() {
     return consumerSecrets;
@@ -57,7 +61,7 @@ public class WebhookProperties {
     return dedup;
   }
 
-  public Acknowledgement getAcknowledgement() {
+  public AcknowledgementProperties getAcknowledgement() {
     return acknowledgement;
   }
 
@@ -79,14 +83,19 @@ public class WebhookProperties {
         + "]";
   }
 
-  /** How long and how many handled event ids the in-memory dedup store remembers. */
+  /**
+   * The {@code servicehooks.webhook.dedup.*} settings: how long and how many handled event ids the
+   * in-memory dedup store remembers.
+   */
   public static class Dedup {
 
+    // The configuration processor cannot read another class's constants: the IDE metadata takes
+    // these two defaults from additional-spring-configuration-metadata.json (a test compares).
     /** How long a handled event id is remembered; the platform replays at most 24 hours back. */
-    private Duration window = Duration.ofHours(24);
+    private Duration window = Deduplicator.DEFAULT_WINDOW;
 
     /** How many event ids are remembered at most. */
-    private long maxEntries = 1_000_000;
+    private long maxEntries = Deduplicator.DEFAULT_MAX_ENTRIES;
 
     public Duration getWindow() {
       return window;
@@ -105,16 +114,22 @@ public class WebhookProperties {
     }
   }
 
-  /** When deliveries are answered relative to running their listeners. */
-  public static class Acknowledgement {
+  /**
+   * The {@code servicehooks.webhook.acknowledgement.*} settings: when deliveries are answered
+   * relative to running their listeners (the core's {@link Acknowledgement} mode), and the
+   * asynchronous mode's queue and threads.
+   */
+  public static class AcknowledgementProperties {
 
+    // The core builder's default, which a built consumer reports (the defaults test compares).
     /**
      * SYNCHRONOUS answers after the listeners ran (500 when one threw, so the platform retries);
      * ASYNCHRONOUS answers once the events are queued and runs listeners on the consumer's threads.
      */
-    private io.servicehooks.core.Acknowledgement mode =
-        io.servicehooks.core.Acknowledgement.SYNCHRONOUS;
+    private Acknowledgement mode = Acknowledgement.SYNCHRONOUS;
 
+    // This and the next two repeat the core builder's defaults: the core has no public constants
+    // for them yet, nor a getter on a built consumer that a test could compare with.
     /** Asynchronous mode: how many deliveries may wait; past it deliveries are answered 503. */
     private int queueCapacity = 10_000;
 
@@ -124,11 +139,11 @@ public class WebhookProperties {
     /** Asynchronous mode: how long shutdown waits for queued deliveries. */
     private Duration drainTimeout = Duration.ofSeconds(30);
 
-    public io.servicehooks.core.Acknowledgement getMode() {
+    public Acknowledgement getMode() {
       return mode;
     }
 
-    public void setMode(io.servicehooks.core.Acknowledgement mode) {
+    public void setMode(Acknowledgement mode) {
       this.mode = mode;
     }
 

@@ -21,7 +21,11 @@ import org.springframework.web.util.WebUtils;
  * <p>It reads the raw body bytes itself, never past the consumer's size limit, instead of going
  * through Spring MVC's message converters, which would decode and re-encode the JSON and break the
  * signature. When a filter earlier in the chain already read the body through Spring's {@link
- * ContentCachingRequestWrapper}, the bytes it cached are used.
+ * ContentCachingRequestWrapper}, the bytes it cached are used. A body that cannot be read to its
+ * end is answered with {@link AdapterSupport#unreadableBody()} (400 {@code unreadable_body}) while
+ * the connection can still carry an answer; the read's {@code IOException} never reaches the
+ * container. Where the container has already taken the answer over (Tomcat), the {@link
+ * UnreadableBodyErrorFilter} writes it on the error dispatch.
  */
 final class WebhookServlet extends HttpServlet {
 
@@ -57,7 +61,16 @@ final class WebhookServlet extends HttpServlet {
       tooLarge(response, adapter);
       return;
     }
-    byte[] body = request.getInputStream().readNBytes(limit + 1);
+    byte[] body;
+    try {
+      body = request.getInputStream().readNBytes(limit + 1);
+    } catch (IOException unreadable) {
+      // A malformed chunk, a body shorter than its Content-Length, a reset or a read time-out: a
+      // bad
+      // request from the network, answered like any other, never thrown into the container.
+      unreadableBody(request, response, adapter);
+      return;
+    }
     body = bodyCachedByFilter(request, body);
     if (body.length > limit) {
       tooLarge(response, adapter);
@@ -94,9 +107,32 @@ final class WebhookServlet extends HttpServlet {
 
   private static void tooLarge(HttpServletResponse response, AdapterSupport adapter)
       throws IOException {
-    // The rest of the body is never read: the connection cannot be reused.
+    // The rest of the body is never read.
+    writeClosing(response, adapter.payloadTooLarge());
+  }
+
+  private static void unreadableBody(
+      HttpServletRequest request, HttpServletResponse response, AdapterSupport adapter) {
+    WebhookResponse answer = adapter.unreadableBody();
+    if (response.isCommitted()) {
+      // The container took the answer over (Tomcat calls sendError inside the failed read and
+      // forwards to its error page once we return): the error dispatch writes ours instead.
+      request.setAttribute(UnreadableBodyErrorFilter.ANSWER, answer);
+      return;
+    }
+    try {
+      writeClosing(response, answer);
+    } catch (IOException clientGone) {
+      // The connection cannot carry an answer any more; the refusal was already counted and logged.
+    }
+  }
+
+  /** Writes an answer after which the connection must not carry another request. */
+  static void writeClosing(HttpServletResponse response, WebhookResponse answer)
+      throws IOException {
+    // What is left of the body cannot be told from the next request: never reuse the connection.
     response.setHeader("Connection", "close");
-    write(response, adapter.payloadTooLarge());
+    write(response, answer);
   }
 
   private static void write(HttpServletResponse response, WebhookResponse answer)

@@ -4,18 +4,25 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.servicehooks.core.Acknowledgement;
+import io.servicehooks.core.Deduplicator;
 import io.servicehooks.core.WebhookConsumer;
 import io.servicehooks.core.WebhookEvent;
+import io.servicehooks.core.WebhookListener;
 import io.servicehooks.core.WebhookRequest;
 import io.servicehooks.core.WebhookResponse;
 import io.servicehooks.core.WebhookSigner;
 import io.servicehooks.registration.WebhookClient;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.ServerSocket;
+import java.net.URL;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.Enumeration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -24,9 +31,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
+import org.springframework.boot.convert.DurationStyle;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
@@ -96,21 +105,67 @@ final class WebhookAutoConfigurationTest {
 
   @Test
   void properties_defaults_matchTheCore() {
+    try (WebhookConsumer coreDefaults = WebhookConsumer.builder().consumerSecrets(SECRET).build()) {
+      assertDefaults(coreDefaults);
+    }
+  }
+
+  private void assertDefaults(WebhookConsumer coreDefaults) {
     configured.run(
         context -> {
           WebhookProperties properties = context.getBean(WebhookProperties.class);
           assertThat(properties.getConsumerSecrets()).containsExactly(SECRET);
           assertThat(properties.getPath()).isEqualTo("/webhooks");
+          // The core's constants, or what a consumer built without the setting reports.
+          assertThat(properties.getMaxBodySize().toBytes()).isEqualTo(coreDefaults.maxBodyBytes());
+          assertThat(properties.getDedup().getWindow()).isEqualTo(Deduplicator.DEFAULT_WINDOW);
+          assertThat(properties.getDedup().getMaxEntries())
+              .isEqualTo(Deduplicator.DEFAULT_MAX_ENTRIES);
+          assertThat(properties.getAcknowledgement().getMode())
+              .isEqualTo(coreDefaults.acknowledgement());
+          // The core has no public constant for these three: the README's documented values.
+          assertThat(properties.getAcknowledgement().getQueueCapacity()).isEqualTo(10_000);
+          assertThat(properties.getAcknowledgement().getThreads()).isEqualTo(2);
+          assertThat(properties.getAcknowledgement().getDrainTimeout())
+              .isEqualTo(Duration.ofSeconds(30));
+          // The documented values themselves, so that a change in the core is seen here.
           assertThat(properties.getMaxBodySize()).isEqualTo(DataSize.ofMegabytes(1));
           assertThat(properties.getDedup().getWindow()).isEqualTo(Duration.ofHours(24));
           assertThat(properties.getDedup().getMaxEntries()).isEqualTo(1_000_000L);
           assertThat(properties.getAcknowledgement().getMode())
               .isEqualTo(Acknowledgement.SYNCHRONOUS);
-          assertThat(properties.getAcknowledgement().getQueueCapacity()).isEqualTo(10_000);
           WebhookConsumer consumer = context.getBean(WebhookConsumer.class);
           assertThat(consumer.maxBodyBytes()).isEqualTo(1024 * 1024);
           assertThat(urlMappings(context)).containsExactly("/webhooks");
         });
+  }
+
+  @Test
+  void propertyMetadata_defaults_matchTheCore() throws IOException {
+    // The processor cannot read a default from another class's constant, so the dedup defaults are
+    // declared in additional-spring-configuration-metadata.json: checked here against the core.
+    Map<String, JsonNode> defaults = metadataDefaults();
+    assertThat(
+            DurationStyle.detectAndParse(
+                defaults.get("servicehooks.webhook.dedup.window").asText()))
+        .isEqualTo(Deduplicator.DEFAULT_WINDOW);
+    assertThat(defaults.get("servicehooks.webhook.dedup.max-entries").asLong())
+        .isEqualTo(Deduplicator.DEFAULT_MAX_ENTRIES);
+    try (WebhookConsumer coreDefaults = WebhookConsumer.builder().consumerSecrets(SECRET).build()) {
+      assertThat(
+              DataSize.parse(defaults.get("servicehooks.webhook.max-body-size").asText()).toBytes())
+          .isEqualTo(coreDefaults.maxBodyBytes());
+      assertThat(defaults.get("servicehooks.webhook.acknowledgement.mode").asText())
+          .isEqualToIgnoringCase(coreDefaults.acknowledgement().name());
+    }
+    assertThat(defaults.get("servicehooks.webhook.acknowledgement.queue-capacity").asInt())
+        .isEqualTo(new WebhookProperties().getAcknowledgement().getQueueCapacity());
+    assertThat(defaults.get("servicehooks.webhook.acknowledgement.threads").asInt())
+        .isEqualTo(new WebhookProperties().getAcknowledgement().getThreads());
+    assertThat(
+            DurationStyle.detectAndParse(
+                defaults.get("servicehooks.webhook.acknowledgement.drain-timeout").asText()))
+        .isEqualTo(new WebhookProperties().getAcknowledgement().getDrainTimeout());
   }
 
   @Test
@@ -281,7 +336,7 @@ final class WebhookAutoConfigurationTest {
                     .getFailure()
                     .rootCause()
                     .isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("Invalid @WebhookListener method")
+                    .hasMessageContaining("Invalid @OnWebhookEvent method")
                     .hasMessageContaining(
                         TwoParameterListener.class.getName() + ".onPost(WebhookEvent, String)")
                     .hasMessageContaining("exactly one"));
@@ -364,6 +419,75 @@ final class WebhookAutoConfigurationTest {
     configured
         .withPropertyValues("management.health.webhook.enabled=false")
         .run(context -> assertThat(context).doesNotHaveBean("webhookHealthIndicator"));
+  }
+
+  // ---- class path without the optional libraries ------------------------------------------------
+
+  @Test
+  void classPath_withoutMicrometer_endpointWithoutMetrics() {
+    configured
+        .withClassLoader(new FilteredClassLoader("io.micrometer.core"))
+        .run(
+            context -> {
+              assertThat(context)
+                  .hasNotFailed()
+                  .hasSingleBean(WebhookConsumer.class)
+                  .hasBean("webhookServletRegistration")
+                  .hasBean("webhookHealthIndicator")
+                  .doesNotHaveBean("webhookMetricsCustomizer");
+              deliver(context.getBean(WebhookConsumer.class), Bodies.post("p-1", "hello"));
+            });
+  }
+
+  @Test
+  void classPath_withMicrometer_metricsCustomizerPresent() {
+    configured.run(context -> assertThat(context).hasBean("webhookMetricsCustomizer"));
+  }
+
+  @Test
+  void classPath_withoutRegistrationModule_endpointWithoutRegistration() {
+    configured
+        .withPropertyValues(
+            "servicehooks.registration.public-url=https://hooks.example.org/webhooks",
+            "servicehooks.registration.base-url=https://api.example.com")
+        .withInitializer(FakeEnvironment.of(Map.of("SERVICE_BEARER_TOKEN", "t")))
+        .withClassLoader(new FilteredClassLoader("io.servicehooks.registration"))
+        .run(
+            context ->
+                assertThat(context)
+                    .hasNotFailed()
+                    .hasSingleBean(WebhookConsumer.class)
+                    .hasBean("webhookServletRegistration")
+                    .doesNotHaveBean(WebhookClient.class)
+                    .doesNotHaveBean(WebhookRegistrar.class)
+                    .doesNotHaveBean(RegistrationProperties.class));
+  }
+
+  @Test
+  void classPath_withoutSpringSecurity_endpointConfigured() {
+    configured
+        .withClassLoader(new FilteredClassLoader("org.springframework.security"))
+        .run(
+            context -> {
+              assertThat(context)
+                  .hasNotFailed()
+                  .hasSingleBean(WebhookConsumer.class)
+                  .hasBean("webhookServletRegistration");
+              assertThat(urlMappings(context)).containsExactly("/webhooks");
+            });
+  }
+
+  @Test
+  void classPath_withoutHealthSupport_endpointWithoutHealthIndicator() {
+    configured
+        .withClassLoader(new FilteredClassLoader(HealthIndicator.class))
+        .run(
+            context ->
+                assertThat(context)
+                    .hasNotFailed()
+                    .hasSingleBean(WebhookConsumer.class)
+                    .hasBean("webhookServletRegistration")
+                    .doesNotHaveBean("webhookHealthIndicator"));
   }
 
   // ---- registration -----------------------------------------------------------------------------
@@ -463,6 +587,27 @@ final class WebhookAutoConfigurationTest {
 
   // ---- helpers ----------------------------------------------------------------------------------
 
+  /** The default values this module's generated property metadata declares, by property name. */
+  private static Map<String, JsonNode> metadataDefaults() throws IOException {
+    Map<String, JsonNode> defaults = new java.util.HashMap<>();
+    ObjectMapper mapper = new ObjectMapper();
+    Enumeration<URL> files =
+        WebhookAutoConfigurationTest.class
+            .getClassLoader()
+            .getResources("META-INF/spring-configuration-metadata.json");
+    for (URL file : Collections.list(files)) {
+      try (InputStream in = file.openStream()) {
+        for (JsonNode property : mapper.readTree(in).path("properties")) {
+          String name = property.path("name").asText();
+          if (name.startsWith("servicehooks.") && property.has("defaultValue")) {
+            defaults.put(name, property.get("defaultValue"));
+          }
+        }
+      }
+    }
+    return defaults;
+  }
+
   private static java.util.Collection<String> urlMappings(
       org.springframework.context.ApplicationContext context) {
     ServletRegistrationBean<?> registration =
@@ -512,22 +657,22 @@ final class WebhookAutoConfigurationTest {
     final List<String> payloads = new CopyOnWriteArrayList<>();
     final List<String> everything = new CopyOnWriteArrayList<>();
 
-    @WebhookListener("post.create")
+    @OnWebhookEvent("post.create")
     void onPost(Post post) {
       posts.add(post);
     }
 
-    @WebhookListener({"profile.update.*", "follow.follow"})
+    @OnWebhookEvent({"profile.update.*", "follow.follow"})
     public void onProfileOrFollow(WebhookEvent event) {
       profileOrFollow.add(event.type());
     }
 
-    @WebhookListener(types = "profile.update.bio")
+    @OnWebhookEvent(types = "profile.update.bio")
     void onBio(JsonNode payload) {
       payloads.add(payload.path("after").asText());
     }
 
-    @WebhookListener
+    @OnWebhookEvent
     void onEverything(WebhookEvent event) {
       everything.add(event.type());
     }
@@ -539,7 +684,7 @@ final class WebhookAutoConfigurationTest {
     final List<String> dmOnly = new CopyOnWriteArrayList<>();
 
     @Bean
-    io.servicehooks.core.WebhookListener allEvents() {
+    WebhookListener allEvents() {
       return event -> all.add(event.type());
     }
 
@@ -549,8 +694,8 @@ final class WebhookAutoConfigurationTest {
     }
   }
 
-  @WebhookListener("dm.*")
-  static final class DmListener implements io.servicehooks.core.WebhookListener {
+  @OnWebhookEvent("dm.*")
+  static final class DmListener implements WebhookListener {
     private final List<String> seen;
 
     DmListener(List<String> seen) {
@@ -565,19 +710,19 @@ final class WebhookAutoConfigurationTest {
 
   @Configuration(proxyBeanMethods = false)
   static class TwoParameterListener {
-    @WebhookListener("post.create")
+    @OnWebhookEvent("post.create")
     void onPost(WebhookEvent event, String extra) {}
   }
 
   @Configuration(proxyBeanMethods = false)
   static class BadPatternListener {
-    @WebhookListener("post.*.create")
+    @OnWebhookEvent("post.*.create")
     void onAnything(WebhookEvent event) {}
   }
 
   @Configuration(proxyBeanMethods = false)
   static class PrimitiveListener {
-    @WebhookListener("post.create")
+    @OnWebhookEvent("post.create")
     void onPost(int count) {}
   }
 }

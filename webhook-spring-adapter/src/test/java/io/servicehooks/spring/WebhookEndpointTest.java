@@ -307,12 +307,12 @@ final class WebhookEndpointTest {
     final List<Post> posts = new CopyOnWriteArrayList<>();
     final List<WebhookEvent> profileUpdates = new CopyOnWriteArrayList<>();
 
-    @WebhookListener("post.create")
+    @OnWebhookEvent("post.create")
     void onPost(Post post) {
       posts.add(post);
     }
 
-    @WebhookListener("profile.update.*")
+    @OnWebhookEvent("profile.update.*")
     void onProfileUpdate(WebhookEvent event) {
       profileUpdates.add(event);
     }

@@ -2,15 +2,15 @@ package io.servicehooks.samples.springbot;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.servicehooks.core.WebhookEvent;
-import io.servicehooks.spring.WebhookListener;
+import io.servicehooks.spring.OnWebhookEvent;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
 /**
- * The bot's listeners: plain methods of a Spring bean, routed by {@link WebhookListener}. Each
- * event reaches them once, even when the platform delivers it again.
+ * The bot's listeners: plain methods of a Spring bean, routed by {@link OnWebhookEvent}. Each event
+ * reaches them once, even when the platform delivers it again.
  */
 @Component
 public class BotListeners {
@@ -24,7 +24,7 @@ public class BotListeners {
   public record Post(String id, String text, @JsonProperty("author_id") String authorId) {}
 
   /** New posts, with the payload mapped to {@link Post}. */
-  @WebhookListener("post.create")
+  @OnWebhookEvent("post.create")
   public void onPost(Post post) {
     posts.incrementAndGet();
     log.info("Post {} by {}: {}", post.id(), post.authorId(), post.text());
@@ -33,7 +33,7 @@ public class BotListeners {
   /**
    * Every profile change; legacy names such as ProfileBioUpdate arrive under their current name.
    */
-  @WebhookListener("profile.update.*")
+  @OnWebhookEvent("profile.update.*")
   public void onProfileUpdate(WebhookEvent event) {
     profileUpdates.incrementAndGet();
     log.info(
