@@ -88,7 +88,7 @@ final class ApiCaller {
               response.status(),
               retries,
               maxRetries,
-              wait.get().toMillis());
+              saturatedMillis(wait.get()));
           sleep(wait.get());
           continue;
         }
@@ -97,7 +97,7 @@ final class ApiCaller {
             method,
             path,
             response.status(),
-            maxRetryWait.toMillis());
+            saturatedMillis(maxRetryWait));
       }
       WebhookApiException failure = ApiErrors.from(response, clock);
       if (response.status() == 401 && !tokens.canRefresh()) {
@@ -132,6 +132,21 @@ final class ApiCaller {
       }
     }
     return wait.compareTo(maxRetryWait) > 0 ? Optional.empty() : Optional.of(wait);
+  }
+
+  /**
+   * Whole milliseconds, saturated: a wait as long as {@code maxRetryWait} allows may not fit a long
+   * of them.
+   */
+  static long saturatedMillis(Duration duration) {
+    if (duration.isNegative()) {
+      return 0;
+    }
+    try {
+      return duration.toMillis();
+    } catch (ArithmeticException tooLong) {
+      return Long.MAX_VALUE;
+    }
   }
 
   private ApiResponse sendOnce(String method, String path, byte[] jsonBody, String token)

@@ -50,7 +50,7 @@ public final class WebhookClient {
 
     /** The real thing: {@link Thread#sleep(long)}. */
     static Sleeper system() {
-      return duration -> Thread.sleep(duration.toMillis());
+      return duration -> Thread.sleep(ApiCaller.saturatedMillis(duration));
     }
   }
 
@@ -429,6 +429,13 @@ public final class WebhookClient {
     /**
      * The longest wait before one retry; when the platform's reset time is further away the call
      * fails at once with {@link WebhookApiException.Reason#RATE_LIMITED}. Default 60 seconds.
+     *
+     * <p>The reset time is {@code x-rate-limit-reset} (unix seconds) of a 429, else {@code
+     * Retry-After} (seconds or an HTTP date). A value that is not a time (not a number, signed or
+     * negative, a date that does not parse) is ignored, and the client backs off on its own (1, 2,
+     * 4, ... seconds, at most this wait); a number too large for any clock counts as further away.
+     * Whatever the headers hold, a refused call ends as a {@link WebhookApiException}, never a
+     * date-time or arithmetic exception.
      */
     public Builder maxRetryWait(Duration maxRetryWait) {
       Objects.requireNonNull(maxRetryWait, "maxRetryWait");

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.servicehooks.registration.WebhookApiException.Reason;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -25,7 +26,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.ThrowingSupplier;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -74,6 +78,112 @@ final class WebhookClientEdgeCasesTest {
     assertThat(farSide.requests).hasValue(0);
   }
 
+  // ------------------------------------------------------------------ rate-limit headers
+
+  @ParameterizedTest
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "x-rate-limit-reset | 99999999999999999",
+        "x-rate-limit-reset | 999999999999999999999999",
+        "retry-after        | 99999999999999999",
+        "retry-after        | 9223372036854775807",
+        "retry-after        | 999999999999999999999999"
+      })
+  void list_429AskingForAWaitBeyondAnyClock_isRateLimitedAtOnce(String header, String value)
+      throws Exception {
+    FarSide farSide = farSide(exchange -> rateLimited(exchange, header, value));
+
+    WebhookApiException e = apiFailure(() -> bearerClient(farSide).build().list());
+
+    assertThat(e.status()).isEqualTo(429);
+    assertThat(e.reason()).isEqualTo(Reason.RATE_LIMITED);
+    assertThat(e.rateLimitReset()).isEmpty();
+    assertThat(time.sleeps()).isEmpty();
+    assertThat(farSide.requests).hasValue(1);
+  }
+
+  @ParameterizedTest
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "x-rate-limit-reset | -5",
+        "x-rate-limit-reset | -99999999999999999",
+        "x-rate-limit-reset | soon",
+        "x-rate-limit-reset | 1.5e9",
+        "retry-after        | -5",
+        "retry-after        | -99999999999999999",
+        "retry-after        | garbage",
+        "retry-after        | +30",
+        "retry-after        | 'Sat, 01 Jan 99999 00:00:00 GMT'"
+      })
+  void list_429WithUnreadableWait_ignoresItAndBacksOffUntilRateLimited(String header, String value)
+      throws Exception {
+    FarSide farSide = farSide(exchange -> rateLimited(exchange, header, value));
+
+    WebhookApiException e = apiFailure(() -> bearerClient(farSide).build().list());
+
+    assertThat(e.status()).isEqualTo(429);
+    assertThat(e.reason()).isEqualTo(Reason.RATE_LIMITED);
+    assertThat(e.rateLimitReset()).isEmpty();
+    assertThat(time.sleeps())
+        .containsExactly(Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(4));
+    assertThat(farSide.requests).hasValue(4);
+  }
+
+  @Test
+  void list_429WithRetryAfterDateFarAhead_isRateLimitedAtOnceWithThatDate() throws Exception {
+    FarSide farSide =
+        farSide(exchange -> rateLimited(exchange, "retry-after", "Fri, 31 Dec 9999 23:59:59 GMT"));
+
+    WebhookApiException e = apiFailure(() -> bearerClient(farSide).build().list());
+
+    assertThat(e.reason()).isEqualTo(Reason.RATE_LIMITED);
+    assertThat(e.rateLimitReset()).contains(Instant.parse("9999-12-31T23:59:59Z"));
+    assertThat(time.sleeps()).isEmpty();
+  }
+
+  @Test
+  void list_429WithSaneRetryAfter_waitsThatLongAndRetries() throws Exception {
+    AtomicInteger calls = new AtomicInteger();
+    FarSide farSide =
+        farSide(
+            exchange -> {
+              if (calls.incrementAndGet() == 1) {
+                rateLimited(exchange, "retry-after", "7");
+              } else {
+                respond(exchange, 200, "{\"data\":[]}");
+              }
+            });
+
+    assertThat(bearerClient(farSide).build().list()).isEmpty();
+    assertThat(time.sleeps()).containsExactly(Duration.ofSeconds(7));
+  }
+
+  @Test
+  void list_429ResetAtTheLastInstantWithUnboundedMaxRetryWait_waitsWithoutOverflow()
+      throws Exception {
+    String lastEpochSecond = String.valueOf(Instant.MAX.getEpochSecond());
+    AtomicInteger calls = new AtomicInteger();
+    FarSide farSide =
+        farSide(
+            exchange -> {
+              if (calls.incrementAndGet() == 1) {
+                rateLimited(exchange, "x-rate-limit-reset", lastEpochSecond);
+              } else {
+                respond(exchange, 200, "{\"data\":[]}");
+              }
+            });
+    WebhookClient client =
+        bearerClient(farSide).maxRetryWait(Duration.ofSeconds(Long.MAX_VALUE)).build();
+    Instant start = time.instant();
+
+    assertThat(client.list()).isEmpty();
+    assertThat(time.sleeps())
+        .containsExactly(
+            Duration.between(start, Instant.ofEpochSecond(Instant.MAX.getEpochSecond())));
+  }
+
   // ------------------------------------------------------------------ helpers
 
   private WebhookClient.Builder bearerClient(FarSide farSide) {
@@ -82,6 +192,27 @@ final class WebhookClientEdgeCasesTest {
         .bearerToken("test-bearer-token")
         .clock(time)
         .sleeper(time);
+  }
+
+  private static WebhookApiException apiFailure(ThrowingSupplier<?> call) {
+    try {
+      call.get();
+    } catch (WebhookApiException e) {
+      return e;
+    } catch (Throwable other) {
+      throw new AssertionError("expected a WebhookApiException but got " + other, other);
+    }
+    throw new AssertionError("expected a WebhookApiException but the call succeeded");
+  }
+
+  private static void rateLimited(HttpExchange exchange, String header, String value)
+      throws IOException {
+    exchange.getResponseHeaders().set("x-rate-limit-remaining", "0");
+    exchange.getResponseHeaders().set(header, value);
+    respond(
+        exchange,
+        429,
+        "{\"title\":\"Too Many Requests\",\"detail\":\"Too Many Requests\",\"type\":\"about:blank\"}");
   }
 
   private static void respond(HttpExchange exchange, int status, String body) throws IOException {
