@@ -173,14 +173,20 @@ public final class WebhookClient {
   }
 
   /**
-   * Removes a webhook ({@code DELETE /2/webhooks/{id}}).
+   * Removes a webhook ({@code DELETE /2/webhooks/{id}}). Deleting twice does no harm, so when the
+   * answer is lost (a 5xx, a time-out or a dropped connection) the client repeats the call, within
+   * {@link Builder#maxRetries(int)}; if the repeat is refused with {@code WebhookIdInvalid}, the
+   * lost attempt did the deletion and this returns {@code true}.
    *
    * @return whether the platform reports it deleted
-   * @throws WebhookApiException {@code WebhookIdInvalid} when the id is unknown
+   * @throws WebhookApiException {@code WebhookIdInvalid} when the id is unknown to the first
+   *     attempt (or after a 429, which applies nothing)
+   * @throws IOException when the platform cannot be reached, also after the retries
    */
   public boolean delete(String webhookId) throws IOException {
     String path = "/2/webhooks/" + WebhookUrls.checkWebhookId(webhookId);
-    return Responses.deleted(api.call("DELETE", path, null, ApiCaller.Repeat.SAFE));
+    Optional<ApiResponse> answer = api.delete(path);
+    return answer.isEmpty() || Responses.deleted(answer.get());
   }
 
   /**

@@ -6,12 +6,17 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.servicehooks.registration.WebhookApiException.Reason;
+import io.servicehooks.testkit.Fault;
+import io.servicehooks.testkit.PlatformSimulator;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -19,12 +24,15 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.ThrowingSupplier;
@@ -184,6 +192,73 @@ final class WebhookClientEdgeCasesTest {
             Duration.between(start, Instant.ofEpochSecond(Instant.MAX.getEpochSecond())));
   }
 
+  // ------------------------------------------------------------------ DELETE with a lost answer
+
+  @Test
+  void delete_answerLostAs5xxAfterApplying_countsAsDeleted() throws Exception {
+    Registered registered = registeredWebhook();
+    registered.platform.enqueueFault(Fault.dropResponseAfterApplying());
+
+    assertThat(registered.client.delete(registered.webhook.id())).isTrue();
+    assertThat(registered.client.list()).isEmpty();
+    assertThat(time.sleeps()).hasSize(1);
+  }
+
+  @Test
+  void delete_connectionDroppedAfterApplying_countsAsDeleted() throws Exception {
+    Registered registered = registeredWebhook();
+    registered.platform.enqueueFault(Fault.closeConnectionAfterApplying());
+
+    assertThat(registered.client.delete(registered.webhook.id())).isTrue();
+    assertThat(registered.client.list()).isEmpty();
+  }
+
+  @Test
+  void delete_unknownIdOnFirstAttempt_isWebhookIdInvalid() throws Exception {
+    Registered registered = registeredWebhook();
+
+    WebhookApiException e = apiFailure(() -> registered.client.delete("1234567890"));
+
+    assertThat(e.reason()).isEqualTo(Reason.WEBHOOK_ID_INVALID);
+    assertThat(registered.client.list()).containsExactly(registered.webhook);
+  }
+
+  @Test
+  void delete_rateLimitedThenUnknownId_isWebhookIdInvalid() throws Exception {
+    Registered registered = registeredWebhook();
+    registered.platform.enqueueFault(Fault.rateLimited(time.instant().plusSeconds(2)));
+
+    WebhookApiException e = apiFailure(() -> registered.client.delete("1234567890"));
+
+    assertThat(e.reason()).isEqualTo(Reason.WEBHOOK_ID_INVALID);
+    assertThat(time.sleeps()).containsExactly(Duration.ofSeconds(2));
+  }
+
+  @Test
+  void delete_platformUnreachable_isConnectExceptionAfterBoundedRetries() {
+    WebhookClient client =
+        WebhookClient.builder()
+            .baseUrl(URI.create("http://127.0.0.1:9"))
+            .bearerToken("test-bearer-token")
+            .clock(time)
+            .sleeper(time)
+            .build();
+
+    assertThatThrownBy(() -> client.delete("1234567890")).isInstanceOf(ConnectException.class);
+    assertThat(time.sleeps())
+        .containsExactly(Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(4));
+  }
+
+  @Test
+  void delete_answerLostWithoutRetriesAllowed_isTheLostAnswer() throws Exception {
+    Registered registered = registeredWebhook(0);
+    registered.platform.enqueueFault(Fault.dropResponseAfterApplying());
+
+    WebhookApiException e = apiFailure(() -> registered.client.delete(registered.webhook.id()));
+
+    assertThat(e.status()).isEqualTo(503);
+  }
+
   // ------------------------------------------------------------------ helpers
 
   private WebhookClient.Builder bearerClient(FarSide farSide) {
@@ -203,6 +278,57 @@ final class WebhookClientEdgeCasesTest {
       throw new AssertionError("expected a WebhookApiException but got " + other, other);
     }
     throw new AssertionError("expected a WebhookApiException but the call succeeded");
+  }
+
+  private record Registered(PlatformSimulator platform, WebhookClient client, Webhook webhook) {}
+
+  private Registered registeredWebhook() throws Exception {
+    return registeredWebhook(3);
+  }
+
+  /** The simulator with one webhook registered, its CRC answered by a consumer on port 0. */
+  private Registered registeredWebhook(int maxRetries) throws Exception {
+    PlatformSimulator platform = PlatformSimulator.builder().localMode(true).build().start();
+    closeAfter.add(platform);
+    String secret = platform.consumerSecret();
+    FarSide consumer = farSide(exchange -> answerCrc(exchange, secret));
+    WebhookClient client =
+        WebhookClient.builder()
+            .baseUrl(platform.baseUrl())
+            .apiCredentials(platform.apiKey(), platform.apiSecret())
+            .allowInsecureUrls(true)
+            .maxRetries(maxRetries)
+            .clock(time)
+            .sleeper(time)
+            .build();
+    Webhook webhook = client.create(consumer.baseUrl() + "/webhook");
+    return new Registered(platform, client, webhook);
+  }
+
+  private static void answerCrc(HttpExchange exchange, String consumerSecret) throws IOException {
+    String query = exchange.getRequestURI().getRawQuery();
+    String token = null;
+    for (String pair : query == null ? new String[0] : query.split("&")) {
+      if (pair.startsWith("crc_token=")) {
+        token = URLDecoder.decode(pair.substring("crc_token=".length()), StandardCharsets.UTF_8);
+      }
+    }
+    if (token == null) {
+      respond(exchange, 400, "{}");
+      return;
+    }
+    respond(exchange, 200, "{\"response_token\":\"sha256=" + hmac(consumerSecret, token) + "\"}");
+  }
+
+  private static String hmac(String key, String message) {
+    try {
+      Mac mac = Mac.getInstance("HmacSHA256");
+      mac.init(new SecretKeySpec(key.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+      return Base64.getEncoder()
+          .encodeToString(mac.doFinal(message.getBytes(StandardCharsets.UTF_8)));
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   private static void rateLimited(HttpExchange exchange, String header, String value)
