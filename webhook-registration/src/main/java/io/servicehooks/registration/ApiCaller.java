@@ -107,6 +107,7 @@ final class ApiCaller {
       } catch (IOException e) {
         if (repeat != Repeat.DELETE
             || retries >= maxRetries
+            || e instanceof WebhookApiException
             || e instanceof InterruptedIOException
             || Thread.currentThread().isInterrupted()) {
           throw e;
@@ -241,16 +242,20 @@ final class ApiCaller {
     }
     long started = System.nanoTime();
     try {
-      HttpResponse<byte[]> response =
-          http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+      HttpResponse<BoundedBody.Result> response =
+          http.send(request.build(), BoundedBody.handler(WebhookClient.MAX_RESPONSE_BODY_BYTES));
       LOG.debug(
           "{} {} -> {} in {} ms",
           method,
           path,
           response.statusCode(),
           (System.nanoTime() - started) / 1_000_000);
+      if (response.body().tooLarge()) {
+        throw ApiErrors.bodyTooLarge(
+            method, path, response.statusCode(), WebhookClient.MAX_RESPONSE_BODY_BYTES);
+      }
       return new ApiResponse(
-          method, path, response.statusCode(), response.headers(), response.body());
+          method, path, response.statusCode(), response.headers(), response.body().bytes());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted during " + method + " " + path);

@@ -144,6 +144,18 @@ final class ApiErrors {
             : null);
   }
 
+  static WebhookApiException bodyTooLarge(String method, String path, int status, int limit) {
+    String what = "the response body is larger than " + limit + " bytes; it was not read further";
+    return new WebhookApiException(
+        method + " " + path + ": HTTP " + status + " but " + what,
+        status,
+        WebhookApiException.Reason.UNKNOWN,
+        null,
+        what,
+        "",
+        null);
+  }
+
   static WebhookApiException unexpected(ApiResponse response, String what) {
     return new WebhookApiException(
         response.method() + " " + response.path() + ": HTTP " + response.status() + " but " + what,

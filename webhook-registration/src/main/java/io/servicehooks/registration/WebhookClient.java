@@ -38,6 +38,14 @@ import org.slf4j.LoggerFactory;
  */
 public final class WebhookClient {
 
+  /**
+   * The largest response body the client reads: 1 MiB, far above any answer of the registration
+   * API. A larger body is not buffered: the call fails with a {@link WebhookApiException} (the
+   * answer's status, reason {@link WebhookApiException.Reason#UNKNOWN}) saying it was too large,
+   * and the connection is closed.
+   */
+  public static final int MAX_RESPONSE_BODY_BYTES = 1024 * 1024;
+
   private static final Logger LOG = LoggerFactory.getLogger(WebhookClient.class);
   private static final DateTimeFormatter REPLAY_DATE =
       DateTimeFormatter.ofPattern("yyyyMMddHHmm", Locale.ROOT).withZone(ZoneOffset.UTC);

@@ -26,9 +26,11 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import javax.crypto.Mac;
@@ -259,6 +261,75 @@ final class WebhookClientEdgeCasesTest {
     assertThat(e.status()).isEqualTo(503);
   }
 
+  // ------------------------------------------------------------------ bounded bodies
+
+  @Test
+  void list_streamedBodyBeyondTheBound_failsSayingTooLargeWithoutReadingItAll() throws Exception {
+    long streamed = 64L * BODY_BOUND;
+    CompletableFuture<Long> written = new CompletableFuture<>();
+    FarSide farSide = farSide(exchange -> stream(exchange, 0, streamed, written));
+
+    assertThatThrownBy(() -> bearerClient(farSide).build().list())
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("larger than " + BODY_BOUND + " bytes");
+    // the client hung up: the far side's writes failed long before the whole body was out
+    assertThat(written.get(30, TimeUnit.SECONDS)).isLessThan(streamed);
+  }
+
+  @Test
+  void list_declaredLengthBeyondTheBound_failsSayingTooLarge() throws Exception {
+    long declared = 8L * BODY_BOUND;
+    CompletableFuture<Long> written = new CompletableFuture<>();
+    FarSide farSide = farSide(exchange -> stream(exchange, declared, declared, written));
+
+    assertThatThrownBy(() -> bearerClient(farSide).build().list())
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("larger than " + BODY_BOUND + " bytes");
+  }
+
+  @Test
+  void list_errorBodyBeyondTheBound_failsSayingTooLarge() throws Exception {
+    CompletableFuture<Long> written = new CompletableFuture<>();
+    FarSide farSide =
+        farSide(
+            exchange -> {
+              exchange.getResponseHeaders().set("Content-Type", "application/json");
+              exchange.sendResponseHeaders(400, 0);
+              writeUntilRefused(exchange, 16L * BODY_BOUND, written);
+            });
+
+    assertThatThrownBy(() -> bearerClient(farSide).build().list())
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("larger than " + BODY_BOUND + " bytes");
+  }
+
+  @Test
+  void list_bodyOfExactlyTheBound_isRead() throws Exception {
+    String json = "{\"data\":[]}";
+    String body = json + " ".repeat(BODY_BOUND - json.length());
+    FarSide farSide = farSide(exchange -> respond(exchange, 200, body));
+
+    assertThat(bearerClient(farSide).build().list()).isEmpty();
+  }
+
+  @Test
+  void tokenFetch_bodyBeyondTheBound_failsSayingTooLarge() throws Exception {
+    CompletableFuture<Long> written = new CompletableFuture<>();
+    FarSide farSide = farSide(exchange -> stream(exchange, 0, 16L * BODY_BOUND, written));
+    WebhookClient client =
+        WebhookClient.builder()
+            .baseUrl(farSide.baseUrl())
+            .apiCredentials("key", "secret")
+            .clock(time)
+            .sleeper(time)
+            .build();
+
+    assertThatThrownBy(client::list)
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("larger than " + BODY_BOUND + " bytes");
+    assertThat(farSide.requests).hasValue(1);
+  }
+
   // ------------------------------------------------------------------ helpers
 
   private WebhookClient.Builder bearerClient(FarSide farSide) {
@@ -347,6 +418,42 @@ final class WebhookClientEdgeCasesTest {
     exchange.sendResponseHeaders(status, bytes.length == 0 ? -1 : bytes.length);
     try (OutputStream out = exchange.getResponseBody()) {
       out.write(bytes);
+    }
+  }
+
+  /**
+   * Answers 200 with {@code total} bytes of a JSON-looking body, declaring {@code declared} as its
+   * length (0: chunked), and completes {@code written} with what went out before the client hung
+   * up.
+   */
+  private static void stream(
+      HttpExchange exchange, long declared, long total, CompletableFuture<Long> written)
+      throws IOException {
+    exchange.getResponseHeaders().set("Content-Type", "application/json");
+    exchange.sendResponseHeaders(200, declared);
+    writeUntilRefused(exchange, total, written);
+  }
+
+  private static void writeUntilRefused(
+      HttpExchange exchange, long total, CompletableFuture<Long> written) {
+    byte[] chunk = new byte[64 * 1024];
+    java.util.Arrays.fill(chunk, (byte) ' ');
+    chunk[0] = '[';
+    long sent = 0;
+    OutputStream out = exchange.getResponseBody();
+    try {
+      while (sent < total) {
+        int n = (int) Math.min(chunk.length, total - sent);
+        out.write(chunk, 0, n);
+        chunk[0] = ' ';
+        sent += n;
+      }
+      out.close();
+    } catch (IOException clientHungUp) {
+      // expected when the client stops reading
+    } finally {
+      written.complete(sent);
+      exchange.close();
     }
   }
 
