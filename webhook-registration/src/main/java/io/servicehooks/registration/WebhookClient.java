@@ -26,6 +26,23 @@ import org.slf4j.LoggerFactory;
  * rate-limited and failed reads within a bounded wait, and turns the platform's errors into {@link
  * WebhookApiException}.
  *
+ * <p>At the edges:
+ *
+ * <ul>
+ *   <li>A URL the platform would refuse (not https, any port, even an empty one as in {@code
+ *       https://example.com:/hook}, over 200 characters) is an {@link IllegalArgumentException}
+ *       naming the rule, before any call.
+ *   <li>A 429 is retried when the platform's reset time ({@code x-rate-limit-reset}, else {@code
+ *       Retry-After}) is within {@link Builder#maxRetryWait(Duration)}; whatever those headers hold
+ *       (huge, negative, not a number, a date far ahead), a call still refused ends as a {@link
+ *       WebhookApiException} with reason {@link WebhookApiException.Reason#RATE_LIMITED} and status
+ *       429.
+ *   <li>{@link #delete(String)} repeats a call whose answer was lost; an id the repeat finds
+ *       unknown counts as deleted.
+ *   <li>Response bodies are read up to {@link #MAX_RESPONSE_BODY_BYTES}; a larger one is a {@link
+ *       WebhookApiException} saying so, and is never buffered whole.
+ * </ul>
+ *
  * <pre>{@code
  * WebhookClient client = WebhookClient.builder()
  *         .baseUrl(URI.create("https://api.example.com"))
@@ -104,8 +121,9 @@ public final class WebhookClient {
   }
 
   /**
-   * Checks a consumer URL against the platform's rules (https, no port, at most 200 characters,
-   * well formed) without calling anything.
+   * Checks a consumer URL against the platform's rules (https, no port, not even an empty one as in
+   * {@code https://example.com:/hook}, at most 200 characters, well formed) without calling
+   * anything.
    *
    * @param allowInsecure permit http and ports, for local rehearsal against a simulator
    * @throws IllegalArgumentException naming the rule the URL breaks
