@@ -2,8 +2,10 @@ package io.servicehooks.registration;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Clock;
@@ -16,17 +18,27 @@ import org.slf4j.LoggerFactory;
 /**
  * Sends one bearer-authenticated call to the platform, with the two recoveries every call shares: a
  * new token once after a 401, and bounded retries after a 429 (any call: the platform refused it
- * before doing anything) or a 5xx (only calls that are safe to repeat).
+ * before doing anything) or a 5xx (only calls that are safe to repeat). A DELETE is also repeated
+ * after a time-out or a dropped connection, and an id unknown on a repeat after such a lost answer
+ * means the lost attempt deleted it.
  */
 final class ApiCaller {
 
   private static final Logger LOG = LoggerFactory.getLogger(WebhookClient.class);
   private static final Duration FIRST_BACKOFF = Duration.ofSeconds(1);
 
-  /** Whether a 5xx answer may be retried: only when repeating the call cannot do anything twice. */
+  /** Whether a call may be repeated when its answer is lost, and what a lost answer means. */
   enum Repeat {
+    /** Reads and revalidation: repeated after a 5xx. */
     SAFE,
-    UNSAFE
+    /** Creates: never repeated after a 5xx or a network failure; the caller recovers by listing. */
+    UNSAFE,
+    /**
+     * Deletes, only through {@link #delete}: repeated after a 5xx, a time-out or a dropped
+     * connection, since the platform may have applied the lost attempt and deleting twice does no
+     * harm.
+     */
+    DELETE
   }
 
   private final HttpClient http;
@@ -62,13 +74,60 @@ final class ApiCaller {
    * WebhookApiException}.
    */
   ApiResponse call(String method, String path, byte[] jsonBody, Repeat repeat) throws IOException {
+    if (repeat == Repeat.DELETE) {
+      throw new IllegalArgumentException(
+          "a DELETE that tolerates lost answers goes through delete");
+    }
+    return exchange(method, path, jsonBody, repeat)
+        .orElseThrow(() -> new IllegalStateException("only a DELETE ends without an answer"));
+  }
+
+  /**
+   * Sends a DELETE, repeated after a lost answer (a 5xx, a time-out or a dropped connection).
+   *
+   * @return the 2xx answer, or empty when a repeat after a lost answer was refused with {@code
+   *     WebhookIdInvalid}: the lost attempt did the deletion. {@code WebhookIdInvalid} without an
+   *     earlier lost answer (the first attempt, or after a 429, which applies nothing) stays a
+   *     {@link WebhookApiException}.
+   */
+  Optional<ApiResponse> delete(String path) throws IOException {
+    return exchange("DELETE", path, null, Repeat.DELETE);
+  }
+
+  private Optional<ApiResponse> exchange(String method, String path, byte[] jsonBody, Repeat repeat)
+      throws IOException {
     boolean refreshed = false;
     int retries = 0;
+    boolean answerLost = false;
     while (true) {
       String token = tokens.current();
-      ApiResponse response = sendOnce(method, path, jsonBody, token);
+      ApiResponse response;
+      try {
+        response = sendOnce(method, path, jsonBody, token);
+      } catch (IOException e) {
+        if (repeat != Repeat.DELETE
+            || retries >= maxRetries
+            || e instanceof WebhookApiException
+            || e instanceof InterruptedIOException
+            || Thread.currentThread().isInterrupted()) {
+          throw e;
+        }
+        answerLost |= mayHaveReachedThePlatform(e);
+        Duration wait = backoff(retries);
+        retries++;
+        LOG.info(
+            "{} {} failed ({}), retry {} of {} in {} ms",
+            method,
+            path,
+            e.getClass().getSimpleName(),
+            retries,
+            maxRetries,
+            saturatedMillis(wait));
+        sleep(wait);
+        continue;
+      }
       if (response.isSuccess()) {
-        return response;
+        return Optional.of(response);
       }
       if (response.status() == 401 && !refreshed && tokens.canRefresh()) {
         refreshed = true;
@@ -76,11 +135,13 @@ final class ApiCaller {
         continue;
       }
       boolean retryable =
-          response.status() == 429 || (response.status() >= 500 && repeat == Repeat.SAFE);
+          response.status() == 429 || (response.status() >= 500 && repeat != Repeat.UNSAFE);
       if (retryable && retries < maxRetries) {
         Optional<Duration> wait = waitBeforeRetry(response, retries);
         if (wait.isPresent()) {
           retries++;
+          // a 5xx may come after the platform applied the call; a 429 means it applied nothing
+          answerLost |= response.status() >= 500;
           LOG.info(
               "{} {} answered {}, retry {} of {} in {} ms",
               method,
@@ -88,7 +149,7 @@ final class ApiCaller {
               response.status(),
               retries,
               maxRetries,
-              wait.get().toMillis());
+              saturatedMillis(wait.get()));
           sleep(wait.get());
           continue;
         }
@@ -97,9 +158,18 @@ final class ApiCaller {
             method,
             path,
             response.status(),
-            maxRetryWait.toMillis());
+            saturatedMillis(maxRetryWait));
       }
       WebhookApiException failure = ApiErrors.from(response, clock);
+      if (repeat == Repeat.DELETE
+          && answerLost
+          && failure.reason() == WebhookApiException.Reason.WEBHOOK_ID_INVALID) {
+        LOG.info(
+            "{} {}: the id is unknown now, so the attempt whose answer was lost deleted it",
+            method,
+            path);
+        return Optional.empty();
+      }
       if (response.status() == 401 && !tokens.canRefresh()) {
         throw new WebhookApiException(
             failure.getMessage()
@@ -126,12 +196,35 @@ final class ApiCaller {
         wait = Duration.ZERO;
       }
     } else {
-      wait = FIRST_BACKOFF.multipliedBy(1L << Math.min(retriesSoFar, 16));
-      if (wait.compareTo(maxRetryWait) > 0) {
-        wait = maxRetryWait;
-      }
+      wait = backoff(retriesSoFar);
     }
     return wait.compareTo(maxRetryWait) > 0 ? Optional.empty() : Optional.of(wait);
+  }
+
+  /** The client's own wait when the platform names none: 1, 2, 4, ... seconds, at most the cap. */
+  private Duration backoff(int retriesSoFar) {
+    Duration wait = FIRST_BACKOFF.multipliedBy(1L << Math.min(retriesSoFar, 16));
+    return wait.compareTo(maxRetryWait) > 0 ? maxRetryWait : wait;
+  }
+
+  /** Whether the request may have been applied: not when the connection was never made. */
+  private static boolean mayHaveReachedThePlatform(IOException e) {
+    return !(e instanceof ConnectException || e instanceof HttpConnectTimeoutException);
+  }
+
+  /**
+   * Whole milliseconds, saturated: a wait as long as {@code maxRetryWait} allows may not fit a long
+   * of them.
+   */
+  static long saturatedMillis(Duration duration) {
+    if (duration.isNegative()) {
+      return 0;
+    }
+    try {
+      return duration.toMillis();
+    } catch (ArithmeticException tooLong) {
+      return Long.MAX_VALUE;
+    }
   }
 
   private ApiResponse sendOnce(String method, String path, byte[] jsonBody, String token)
@@ -149,16 +242,20 @@ final class ApiCaller {
     }
     long started = System.nanoTime();
     try {
-      HttpResponse<byte[]> response =
-          http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+      HttpResponse<BoundedBody.Result> response =
+          http.send(request.build(), BoundedBody.handler(WebhookClient.MAX_RESPONSE_BODY_BYTES));
       LOG.debug(
           "{} {} -> {} in {} ms",
           method,
           path,
           response.statusCode(),
           (System.nanoTime() - started) / 1_000_000);
+      if (response.body().tooLarge()) {
+        throw ApiErrors.bodyTooLarge(
+            method, path, response.statusCode(), WebhookClient.MAX_RESPONSE_BODY_BYTES);
+      }
       return new ApiResponse(
-          method, path, response.statusCode(), response.headers(), response.body());
+          method, path, response.statusCode(), response.headers(), response.body().bytes());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted during " + method + " " + path);

@@ -3,10 +3,10 @@ package io.servicehooks.registration;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.time.Clock;
+import java.time.DateTimeException;
 import java.time.Instant;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeParseException;
 import java.util.Optional;
 import java.util.regex.Pattern;
 
@@ -21,7 +21,16 @@ final class ApiErrors {
   static final int CODE_TOKEN_INVALID = 89;
   static final int CODE_CREDENTIALS_REFUSED = 99;
 
+  /**
+   * Stands for a reset time the platform named but {@link Instant} cannot hold (such as {@code
+   * Retry-After: 99999999999999999}): later than any wait the client would accept.
+   */
+  static final Instant BEYOND_REACH = Instant.MAX;
+
   private static final Pattern REASON_NAME = Pattern.compile("[A-Za-z][A-Za-z0-9_]*");
+
+  /** Both headers are unsigned decimal numbers (RFC 9110 {@code delay-seconds}: 1*DIGIT). */
+  private static final Pattern DIGITS = Pattern.compile("[0-9]+");
 
   private ApiErrors() {}
 
@@ -131,8 +140,20 @@ final class ApiErrors {
         parsed.message(),
         response.bodyText(),
         response.status() == 429 || response.status() >= 500
-            ? resetTime(response, clock).orElse(null)
+            ? reportedResetTime(response, clock).orElse(null)
             : null);
+  }
+
+  static WebhookApiException bodyTooLarge(String method, String path, int status, int limit) {
+    String what = "the response body is larger than " + limit + " bytes; it was not read further";
+    return new WebhookApiException(
+        method + " " + path + ": HTTP " + status + " but " + what,
+        status,
+        WebhookApiException.Reason.UNKNOWN,
+        null,
+        what,
+        "",
+        null);
   }
 
   static WebhookApiException unexpected(ApiResponse response, String what) {
@@ -151,33 +172,56 @@ final class ApiErrors {
    * x-rate-limit-reset} (unix seconds). Other answers carry {@code x-rate-limit-reset} too, but
    * there it only ends the current rate window and says nothing about when a failed call may
    * succeed.
+   *
+   * <p>Never throws, whatever the headers hold. A value that is not a time ({@code soon}, a sign, a
+   * negative number, a date that does not parse) is ignored as if absent. A well-formed value too
+   * far ahead for {@link Instant} gives {@link #BEYOND_REACH}: later than any wait.
    */
   static Optional<Instant> resetTime(ApiResponse response, Clock clock) {
     Optional<String> reset =
         response.status() == 429
             ? response.headers().firstValue("x-rate-limit-reset")
             : Optional.empty();
-    if (reset.isPresent()) {
-      try {
-        return Optional.of(Instant.ofEpochSecond(Long.parseLong(reset.get().trim())));
-      } catch (NumberFormatException ignored) {
-        // fall through to Retry-After
-      }
+    if (reset.isPresent() && DIGITS.matcher(reset.get().trim()).matches()) {
+      return Optional.of(epochSecondsOrBeyond(reset.get().trim()));
     }
     Optional<String> retryAfter = response.headers().firstValue("retry-after");
-    if (retryAfter.isPresent()) {
-      String value = retryAfter.get().trim();
-      try {
-        return Optional.of(clock.instant().plusSeconds(Long.parseLong(value)));
-      } catch (NumberFormatException notSeconds) {
-        try {
-          return Optional.of(
-              ZonedDateTime.parse(value, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant());
-        } catch (DateTimeParseException notDate) {
-          return Optional.empty();
-        }
-      }
+    if (retryAfter.isEmpty()) {
+      return Optional.empty();
     }
-    return Optional.empty();
+    String value = retryAfter.get().trim();
+    if (DIGITS.matcher(value).matches()) {
+      return Optional.of(secondsFromNowOrBeyond(clock.instant(), value));
+    }
+    try {
+      return Optional.of(
+          ZonedDateTime.parse(value, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant());
+    } catch (DateTimeException notDate) {
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * {@link #resetTime}, as reported in {@link WebhookApiException#rateLimitReset()}: without the
+   * {@link #BEYOND_REACH} marker, which is no time the platform named.
+   */
+  static Optional<Instant> reportedResetTime(ApiResponse response, Clock clock) {
+    return resetTime(response, clock).filter(time -> !time.equals(BEYOND_REACH));
+  }
+
+  private static Instant epochSecondsOrBeyond(String digits) {
+    try {
+      return Instant.ofEpochSecond(Long.parseLong(digits));
+    } catch (NumberFormatException | DateTimeException tooLarge) {
+      return BEYOND_REACH;
+    }
+  }
+
+  private static Instant secondsFromNowOrBeyond(Instant now, String digits) {
+    try {
+      return now.plusSeconds(Long.parseLong(digits));
+    } catch (NumberFormatException | DateTimeException | ArithmeticException tooLarge) {
+      return BEYOND_REACH;
+    }
   }
 }

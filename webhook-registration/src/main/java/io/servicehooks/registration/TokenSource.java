@@ -222,10 +222,15 @@ abstract class TokenSource {
               .POST(HttpRequest.BodyPublishers.ofString(form, StandardCharsets.UTF_8))
               .build();
       try {
-        HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+        HttpResponse<BoundedBody.Result> response =
+            http.send(request, BoundedBody.handler(WebhookClient.MAX_RESPONSE_BODY_BYTES));
         LOG.debug("POST {} -> {}", path, response.statusCode());
+        if (response.body().tooLarge()) {
+          throw ApiErrors.bodyTooLarge(
+              "POST", path, response.statusCode(), WebhookClient.MAX_RESPONSE_BODY_BYTES);
+        }
         return new ApiResponse(
-            "POST", path, response.statusCode(), response.headers(), response.body());
+            "POST", path, response.statusCode(), response.headers(), response.body().bytes());
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new InterruptedIOException("interrupted during POST " + path);

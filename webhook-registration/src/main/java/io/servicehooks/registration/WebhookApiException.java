@@ -104,7 +104,10 @@ public final class WebhookApiException extends IOException {
     return body;
   }
 
-  /** When a rate limit resets, from {@code x-rate-limit-reset} or {@code Retry-After}, if given. */
+  /**
+   * When a rate limit resets, from {@code x-rate-limit-reset} or {@code Retry-After}; empty when
+   * neither was given or readable as a time (not a number, negative, beyond any clock).
+   */
   public Optional<Instant> rateLimitReset() {
     return Optional.ofNullable(rateLimitReset);
   }

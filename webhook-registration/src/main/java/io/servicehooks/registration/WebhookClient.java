@@ -26,6 +26,23 @@ import org.slf4j.LoggerFactory;
  * rate-limited and failed reads within a bounded wait, and turns the platform's errors into {@link
  * WebhookApiException}.
  *
+ * <p>At the edges:
+ *
+ * <ul>
+ *   <li>A URL the platform would refuse (not https, any port, even an empty one as in {@code
+ *       https://example.com:/hook}, over 200 characters) is an {@link IllegalArgumentException}
+ *       naming the rule, before any call.
+ *   <li>A 429 is retried when the platform's reset time ({@code x-rate-limit-reset}, else {@code
+ *       Retry-After}) is within {@link Builder#maxRetryWait(Duration)}; whatever those headers hold
+ *       (huge, negative, not a number, a date far ahead), a call still refused ends as a {@link
+ *       WebhookApiException} with reason {@link WebhookApiException.Reason#RATE_LIMITED} and status
+ *       429.
+ *   <li>{@link #delete(String)} repeats a call whose answer was lost; an id the repeat finds
+ *       unknown counts as deleted.
+ *   <li>Response bodies are read up to {@link #MAX_RESPONSE_BODY_BYTES}; a larger one is a {@link
+ *       WebhookApiException} saying so, and is never buffered whole.
+ * </ul>
+ *
  * <pre>{@code
  * WebhookClient client = WebhookClient.builder()
  *         .baseUrl(URI.create("https://api.example.com"))
@@ -37,6 +54,14 @@ import org.slf4j.LoggerFactory;
  * <p>Instances are immutable and thread-safe; share one per application.
  */
 public final class WebhookClient {
+
+  /**
+   * The largest response body the client reads: 1 MiB, far above any answer of the registration
+   * API. A larger body is not buffered: the call fails with a {@link WebhookApiException} (the
+   * answer's status, reason {@link WebhookApiException.Reason#UNKNOWN}) saying it was too large,
+   * and the connection is closed.
+   */
+  public static final int MAX_RESPONSE_BODY_BYTES = 1024 * 1024;
 
   private static final Logger LOG = LoggerFactory.getLogger(WebhookClient.class);
   private static final DateTimeFormatter REPLAY_DATE =
@@ -50,7 +75,7 @@ public final class WebhookClient {
 
     /** The real thing: {@link Thread#sleep(long)}. */
     static Sleeper system() {
-      return duration -> Thread.sleep(duration.toMillis());
+      return duration -> Thread.sleep(ApiCaller.saturatedMillis(duration));
     }
   }
 
@@ -96,8 +121,9 @@ public final class WebhookClient {
   }
 
   /**
-   * Checks a consumer URL against the platform's rules (https, no port, at most 200 characters,
-   * well formed) without calling anything.
+   * Checks a consumer URL against the platform's rules (https, no port, not even an empty one as in
+   * {@code https://example.com:/hook}, at most 200 characters, well formed) without calling
+   * anything.
    *
    * @param allowInsecure permit http and ports, for local rehearsal against a simulator
    * @throws IllegalArgumentException naming the rule the URL breaks
@@ -173,14 +199,20 @@ public final class WebhookClient {
   }
 
   /**
-   * Removes a webhook ({@code DELETE /2/webhooks/{id}}).
+   * Removes a webhook ({@code DELETE /2/webhooks/{id}}). Deleting twice does no harm, so when the
+   * answer is lost (a 5xx, a time-out or a dropped connection) the client repeats the call, within
+   * {@link Builder#maxRetries(int)}; if the repeat is refused with {@code WebhookIdInvalid}, the
+   * lost attempt did the deletion and this returns {@code true}.
    *
    * @return whether the platform reports it deleted
-   * @throws WebhookApiException {@code WebhookIdInvalid} when the id is unknown
+   * @throws WebhookApiException {@code WebhookIdInvalid} when the id is unknown to the first
+   *     attempt (or after a 429, which applies nothing)
+   * @throws IOException when the platform cannot be reached, also after the retries
    */
   public boolean delete(String webhookId) throws IOException {
     String path = "/2/webhooks/" + WebhookUrls.checkWebhookId(webhookId);
-    return Responses.deleted(api.call("DELETE", path, null, ApiCaller.Repeat.SAFE));
+    Optional<ApiResponse> answer = api.delete(path);
+    return answer.isEmpty() || Responses.deleted(answer.get());
   }
 
   /**
@@ -429,6 +461,13 @@ public final class WebhookClient {
     /**
      * The longest wait before one retry; when the platform's reset time is further away the call
      * fails at once with {@link WebhookApiException.Reason#RATE_LIMITED}. Default 60 seconds.
+     *
+     * <p>The reset time is {@code x-rate-limit-reset} (unix seconds) of a 429, else {@code
+     * Retry-After} (seconds or an HTTP date). A value that is not a time (not a number, signed or
+     * negative, a date that does not parse) is ignored, and the client backs off on its own (1, 2,
+     * 4, ... seconds, at most this wait); a number too large for any clock counts as further away.
+     * Whatever the headers hold, a refused call ends as a {@link WebhookApiException}, never a
+     * date-time or arithmetic exception.
      */
     public Builder maxRetryWait(Duration maxRetryWait) {
       Objects.requireNonNull(maxRetryWait, "maxRetryWait");

@@ -65,16 +65,26 @@ final class WebhookUrls {
                 + url
                 + " (allowInsecureUrls(true) permits http for local rehearsal)");
       }
-      if (uri.getPort() != -1) {
+      if (uri.getPort() != -1 || hasEmptyPort(uri)) {
         throw new IllegalArgumentException(
             "webhook URL must not have a port, was "
-                + uri.getPort()
+                + (uri.getPort() != -1 ? String.valueOf(uri.getPort()) : "an empty port")
                 + ": "
                 + url
                 + " (allowInsecureUrls(true) permits ports for local rehearsal)");
       }
     }
     return uri;
+  }
+
+  /**
+   * {@code https://example.com:/hook}: {@link URI} reads no port ({@code -1}), but the platform
+   * sees a port separator and refuses the URL. With a host parsed and no user information, a colon
+   * left at the end of the authority can only be that separator.
+   */
+  private static boolean hasEmptyPort(URI uri) {
+    String authority = uri.getRawAuthority();
+    return authority != null && authority.endsWith(":");
   }
 
   static String checkWebhookId(String id) {
