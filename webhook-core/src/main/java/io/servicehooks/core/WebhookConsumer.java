@@ -109,8 +109,10 @@ public final class WebhookConsumer implements AutoCloseable {
     this.gate = new DedupGate(dedup);
     this.storeNonBlocking = !dedup.mayBlock();
     this.errorHandler = b.errorHandler;
-    this.metrics =
-        b.meterRegistry == null ? Metrics.NOOP : MicrometerMetrics.create(b.meterRegistry, dedup);
+    this.metrics = b.metricsBinder.metrics();
+    if (dedup instanceof MeteredStore metered) {
+      metered.bindTo(b.metricsBinder);
+    }
     this.acknowledgement = b.acknowledgement;
     this.drainTimeout = b.drainTimeout;
     this.listenersNonBlocking = b.listenersNonBlocking;
@@ -672,7 +674,7 @@ public final class WebhookConsumer implements AutoCloseable {
         (event, error) ->
             log.error("Listener failed for {} event {}", event.type(), event.id(), error);
     private ObjectMapper mapper;
-    private Object meterRegistry;
+    private MetricsBinder metricsBinder = MetricsBinder.NONE;
     private Acknowledgement acknowledgement = Acknowledgement.SYNCHRONOUS;
     private int asyncQueueCapacity = 10_000;
     private int asyncThreads = 2;
@@ -799,7 +801,7 @@ public final class WebhookConsumer implements AutoCloseable {
      * this registry. Without it nothing is recorded and Micrometer need not be present.
      */
     public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
-      this.meterRegistry = Objects.requireNonNull(registry, "registry");
+      this.metricsBinder = new MicrometerBinder(Objects.requireNonNull(registry, "registry"));
       return this;
     }
 

@@ -353,6 +353,24 @@ final class WebhookConsumerTest {
     assertThat(registry.find("cache.size").tag("cache", "webhook.dedup").gauge()).isNotNull();
   }
 
+  @Test
+  void metrics_inMemoryStoreGivenExplicitly_publishesItsCacheStatistics() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    builder().meterRegistry(registry).deduplicator(Deduplicator.inMemory()).build();
+    assertThat(registry.find("cache.size").tag("cache", "webhook.dedup").gauge()).isNotNull();
+  }
+
+  @Test
+  void metrics_customStore_publishesNoCacheStatistics() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    WebhookConsumer consumer =
+        builder().meterRegistry(registry).deduplicator(Deduplicator.none()).build();
+    assertThat(answer(consumer, signed(SECRET, envelope("1", "post.create"))).status())
+        .isEqualTo(200);
+    assertThat(registry.find("cache.size").gauge()).isNull();
+    assertThat(count(registry, "webhook.deliveries", "outcome", "accepted")).isEqualTo(1);
+  }
+
   private static double count(SimpleMeterRegistry registry, String name, String tag, String value) {
     return registry.get(name).tag(tag, value).counter().count();
   }
