@@ -197,6 +197,56 @@ final class WebhookServerTest {
   }
 
   @Test
+  void delivery_overLimit_413WithJsonErrorBody() throws Exception {
+    URI uri = serve(consumer().maxBodyBytes(2048).build());
+    byte[] big = new byte[4096];
+    java.util.Arrays.fill(big, (byte) 'a');
+    String expected = "{\"error\":\"payload_too_large\",\"message\":\"body exceeds 2048 bytes\"}";
+    for (HttpResponse<String> r :
+        List.of(
+            Http.send(Http.post(uri, "x-service-webhooks-signature", hmac(SECRET, big), big)),
+            Http.postChunked(uri, hmac(SECRET, big), big))) {
+      assertThat(r.statusCode()).isEqualTo(413);
+      assertThat(r.headers().firstValue("content-type")).hasValue("application/json");
+      assertThat(r.body()).isEqualTo(expected);
+    }
+    assertThat(seen).isEmpty();
+  }
+
+  @Test
+  void delivery_bodyCutShort_400UnreadableBodyWithJsonError() throws Exception {
+    WebhookServer server =
+        WebhookServer.builder(consumer().build()).host("127.0.0.1").port(0).build().start();
+    servers.add(server);
+    String json = envelope("1", "post.create");
+    // The client declares the whole body, sends part of it and gives up: the body cannot be read
+    // to its end, but the connection can still carry the answer. (A malformed chunk is not such a
+    // case: Undertow closes the connection itself before the handler hears of it.)
+    RawHttp.Response r =
+        RawHttp.exchange(
+            server.port(),
+            "POST /webhooks HTTP/1.1\r\n"
+                + "Host: 127.0.0.1\r\n"
+                + "Content-Type: application/json\r\n"
+                + "x-service-webhooks-signature: "
+                + hmac(SECRET, json)
+                + "\r\n"
+                + "Content-Length: "
+                + json.length()
+                + "\r\n"
+                + "\r\n"
+                + json.substring(0, json.length() / 2));
+    assertThat(r.status()).isEqualTo(400);
+    assertThat(r.headers())
+        .containsEntry("content-type", "application/json")
+        .containsEntry("connection", "close");
+    assertThat(r.body())
+        .isEqualTo(
+            "{\"error\":\"unreadable_body\",\"message\":\"the body could not be read to its end\"}");
+    assertThat(seen).isEmpty();
+  }
+
+  @Test
   void otherMethod_405WithAllow() throws Exception {
     URI uri = serve(consumer().build());
     HttpResponse<String> r =
@@ -210,6 +260,16 @@ final class WebhookServerTest {
   void unknownPath_404() throws Exception {
     URI uri = serve(consumer().build());
     assertThat(Http.get(URI.create(uri + "/other?crc_token=a")).statusCode()).isEqualTo(404);
+  }
+
+  @Test
+  void unknownPath_404WithJsonErrorBody() throws Exception {
+    URI uri = serve(consumer().build());
+    HttpResponse<String> r = Http.get(URI.create(uri + "/other?crc_token=a"));
+    assertThat(r.statusCode()).isEqualTo(404);
+    assertThat(r.headers().firstValue("content-type")).hasValue("application/json");
+    assertThat(r.body())
+        .isEqualTo("{\"error\":\"not_found\",\"message\":\"nothing is served at this path\"}");
   }
 
   @Test
@@ -394,6 +454,48 @@ final class WebhookServerTest {
     assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
     server.close();
     assertThat(finished).containsExactly("1");
+    assertThat(inFlight.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void close_requestArrivingWhileDraining_503WithJsonErrorBody() throws Exception {
+    CountDownLatch entered = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    WebhookServer server =
+        WebhookServer.builder(
+                WebhookConsumer.builder()
+                    .consumerSecrets(SECRET)
+                    .on(
+                        "post.create",
+                        e -> {
+                          entered.countDown();
+                          release.await(10, TimeUnit.SECONDS);
+                        })
+                    .build())
+            .host("127.0.0.1")
+            .port(0)
+            .build()
+            .start();
+    servers.add(server);
+    URI uri = URI.create("http://127.0.0.1:" + server.port() + "/webhooks");
+    CompletableFuture<HttpResponse<String>> inFlight =
+        Http.postSignedAsync(uri, SECRET, envelope("1", "post.create"));
+    assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+    CompletableFuture<Void> closing = CompletableFuture.runAsync(server::close);
+    try {
+      // close() waits for the delivery held above; meanwhile new requests are refused.
+      HttpResponse<String> refused =
+          await()
+              .atMost(Duration.ofSeconds(10))
+              .until(
+                  () -> Http.get(URI.create(uri + "?crc_token=abc")), r -> r.statusCode() == 503);
+      assertThat(refused.headers().firstValue("content-type")).hasValue("application/json");
+      assertThat(refused.body())
+          .isEqualTo("{\"error\":\"shutting_down\",\"message\":\"server is shutting down\"}");
+    } finally {
+      release.countDown();
+    }
+    closing.get(10, TimeUnit.SECONDS);
     assertThat(inFlight.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
   }
 
