@@ -3,6 +3,8 @@ package io.servicehooks.core;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,6 +40,7 @@ final class DedupGate {
   private final Deduplicator store;
   private final ConcurrentMap<String, CompletableFuture<Boolean>> running =
       new ConcurrentHashMap<>();
+  private final AtomicInteger waiting = new AtomicInteger();
 
   DedupGate(Deduplicator store) {
     this.store = store;
@@ -95,7 +98,27 @@ final class DedupGate {
     }
   }
 
+  /**
+   * For a duplicate that waits on its {@link Kind#IN_FLIGHT} original: {@code then} applied to the
+   * original's outcome. The duplicate counts in {@link #waiting()} until the original ends.
+   */
+  <T> CompletableFuture<T> afterOriginal(Claim inFlight, Function<Boolean, T> then) {
+    waiting.incrementAndGet();
+    return inFlight
+        .original()
+        .thenApply(
+            succeeded -> {
+              waiting.decrementAndGet();
+              return then.apply(succeeded);
+            });
+  }
+
   int running() {
     return running.size();
+  }
+
+  /** How many duplicates wait on an original running in this process now. */
+  int waiting() {
+    return waiting.get();
   }
 }

@@ -13,7 +13,7 @@ interface MetricsBinder {
   MetricsBinder NONE =
       new MetricsBinder() {
         @Override
-        public Metrics metrics() {
+        public Metrics metrics(DedupGate gate) {
           return Metrics.NOOP;
         }
 
@@ -21,8 +21,11 @@ interface MetricsBinder {
         public void cache(String name, Cache<?, ?> cache) {}
       };
 
-  /** The consumer's meters; called once, at build time. */
-  Metrics metrics();
+  /**
+   * The consumer's meters, and a gauge of the duplicates waiting at {@code gate} for their
+   * original; called once, at build time.
+   */
+  Metrics metrics(DedupGate gate);
 
   /** Publishes a Caffeine cache's statistics (a dedup store's) under {@code cache=name}. */
   void cache(String name, Cache<?, ?> cache);

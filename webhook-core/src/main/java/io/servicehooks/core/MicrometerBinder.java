@@ -1,6 +1,7 @@
 package io.servicehooks.core;
 
 import com.github.benmanes.caffeine.cache.Cache;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.cache.CaffeineCacheMetrics;
 
@@ -17,7 +18,10 @@ final class MicrometerBinder implements MetricsBinder {
   }
 
   @Override
-  public Metrics metrics() {
+  public Metrics metrics(DedupGate gate) {
+    Gauge.builder("webhook.duplicates.waiting", gate, DedupGate::waiting)
+        .description("Duplicates waiting for their original, still running in this process")
+        .register(registry);
     return new MicrometerMetrics(registry);
   }
 

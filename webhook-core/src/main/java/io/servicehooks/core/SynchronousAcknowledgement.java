@@ -52,14 +52,13 @@ final class SynchronousAcknowledgement implements AcknowledgementMode {
             waiting = new ArrayList<>();
           }
           waiting.add(
-              claim
-                  .original()
-                  .thenApply(
-                      succeeded -> {
-                        metrics.event(event.type(), succeeded ? "duplicate" : "failed");
-                        (succeeded ? tally.duplicates : tally.failed).incrementAndGet();
-                        return succeeded;
-                      }));
+              gate.afterOriginal(
+                  claim,
+                  succeeded -> {
+                    metrics.event(event.type(), succeeded ? "duplicate" : "failed");
+                    (succeeded ? tally.duplicates : tally.failed).incrementAndGet();
+                    return succeeded;
+                  }));
           break;
         case STORE_FAILED:
           metrics.event(event.type(), "failed");

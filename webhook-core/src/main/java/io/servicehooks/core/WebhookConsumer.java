@@ -87,7 +87,7 @@ public final class WebhookConsumer implements AutoCloseable {
     Deduplicator store = s.store();
     DedupGate gate = new DedupGate(store);
     this.storeMayBlock = store.mayBlock();
-    this.metrics = s.metricsBinder.metrics();
+    this.metrics = s.metricsBinder.metrics(gate);
     if (store instanceof MeteredStore metered) {
       metered.bindTo(s.metricsBinder);
     }
@@ -316,8 +316,9 @@ public final class WebhookConsumer implements AutoCloseable {
 
     /**
      * Records the meters {@code webhook.deliveries}, {@code webhook.events}, {@code webhook.crc},
-     * {@code webhook.delivery.latency} and the dedup cache's statistics ({@code webhook.dedup}) in
-     * this registry. Without it nothing is recorded and Micrometer need not be present.
+     * {@code webhook.delivery.latency}, {@code webhook.duplicates.waiting} and the dedup cache's
+     * statistics ({@code webhook.dedup}) in this registry. Without it nothing is recorded and
+     * Micrometer need not be present.
      */
     public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
       settings.metricsBinder = new MicrometerBinder(Objects.requireNonNull(registry, "registry"));

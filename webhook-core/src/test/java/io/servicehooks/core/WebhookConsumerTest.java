@@ -254,6 +254,36 @@ final class WebhookConsumerTest {
   }
 
   @Test
+  void metrics_duplicateWaitingOnOriginal_gaugedUntilTheOriginalEnds() throws Exception {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    CountDownLatch entered = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    WebhookConsumer consumer =
+        builder()
+            .meterRegistry(registry)
+            .on(
+                "post.create",
+                e -> {
+                  entered.countDown();
+                  release.await(10, TimeUnit.SECONDS);
+                })
+            .build();
+    WebhookRequest delivery = signed(SECRET, envelope("9", "post.create"));
+    CompletableFuture<WebhookResponse> original =
+        CompletableFuture.supplyAsync(() -> consumer.handle(delivery).join());
+    assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(registry.get("webhook.duplicates.waiting").gauge().value()).isZero();
+    CompletableFuture<WebhookResponse> duplicate = consumer.handle(delivery);
+    assertThat(registry.get("webhook.duplicates.waiting").gauge().value()).isEqualTo(1);
+    release.countDown();
+    assertThat(original.get(10, TimeUnit.SECONDS).bodyAsString())
+        .isEqualTo("{\"status\":\"accepted\",\"events\":1,\"duplicates\":0}");
+    assertThat(duplicate.get(10, TimeUnit.SECONDS).bodyAsString())
+        .isEqualTo("{\"status\":\"duplicate\",\"events\":0,\"duplicates\":1}");
+    assertThat(registry.get("webhook.duplicates.waiting").gauge().value()).isZero();
+  }
+
+  @Test
   void async_fullQueue_is503AndClaimReleased() throws Exception {
     CountDownLatch release = new CountDownLatch(1);
     WebhookConsumer consumer =

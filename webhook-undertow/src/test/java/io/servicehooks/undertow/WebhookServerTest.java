@@ -342,12 +342,14 @@ final class WebhookServerTest {
 
   @Test
   void duplicateDuringInFlightFailure_getsTheFailure() throws Exception {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
     CountDownLatch entered = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     AtomicInteger runs = new AtomicInteger();
     URI uri =
         serve(
             consumer()
+                .meterRegistry(registry)
                 .on(
                     "post.create",
                     e -> {
@@ -362,17 +364,63 @@ final class WebhookServerTest {
     CompletableFuture<HttpResponse<String>> original = Http.postSignedAsync(uri, SECRET, json);
     assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
     CompletableFuture<HttpResponse<String>> duplicate = Http.postSignedAsync(uri, SECRET, json);
+    awaitWaitingDuplicates(registry, 1);
     await()
         .during(Duration.ofMillis(200))
         .atMost(Duration.ofSeconds(2))
         .until(() -> !duplicate.isDone());
     release.countDown();
     assertThat(original.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(500);
-    assertThat(duplicate.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(500);
+    HttpResponse<String> copy = duplicate.get(10, TimeUnit.SECONDS);
+    assertThat(copy.statusCode()).isEqualTo(500);
+    assertThat(copy.body()).contains("listener_failed");
     assertThat(runs).hasValue(1);
+    assertThat(waitingDuplicates(registry)).isZero();
     // The platform's retry then runs it.
     assertThat(postSigned(uri, SECRET, json).statusCode()).isEqualTo(200);
     assertThat(runs).hasValue(2);
+  }
+
+  @Test
+  void duplicateDuringInFlightSuccess_waitsThenAnswersDuplicate() throws Exception {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    CountDownLatch entered = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    AtomicInteger runs = new AtomicInteger();
+    URI uri =
+        serve(
+            consumer()
+                .meterRegistry(registry)
+                .on(
+                    "post.create",
+                    e -> {
+                      runs.incrementAndGet();
+                      entered.countDown();
+                      release.await(10, TimeUnit.SECONDS);
+                    })
+                .build());
+    String json = envelope("89", "post.create");
+    CompletableFuture<HttpResponse<String>> original = Http.postSignedAsync(uri, SECRET, json);
+    assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+    CompletableFuture<HttpResponse<String>> duplicate = Http.postSignedAsync(uri, SECRET, json);
+    awaitWaitingDuplicates(registry, 1);
+    assertThat(duplicate).isNotDone();
+    release.countDown();
+    assertThat(original.get(10, TimeUnit.SECONDS).body())
+        .isEqualTo("{\"status\":\"accepted\",\"events\":1,\"duplicates\":0}");
+    assertThat(duplicate.get(10, TimeUnit.SECONDS).body())
+        .isEqualTo("{\"status\":\"duplicate\",\"events\":0,\"duplicates\":1}");
+    assertThat(runs).hasValue(1);
+    assertThat(waitingDuplicates(registry)).isZero();
+  }
+
+  /** Until the duplicate is known to wait on its running original, not merely not yet arrived. */
+  private static void awaitWaitingDuplicates(SimpleMeterRegistry registry, int expected) {
+    await().atMost(Duration.ofSeconds(10)).until(() -> waitingDuplicates(registry) == expected);
+  }
+
+  private static double waitingDuplicates(SimpleMeterRegistry registry) {
+    return registry.get("webhook.duplicates.waiting").gauge().value();
   }
 
   @Test
