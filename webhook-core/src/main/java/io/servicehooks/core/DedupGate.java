@@ -3,6 +3,10 @@ package io.servicehooks.core;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Puts the events this process is running in front of the {@link Deduplicator}: a duplicate that
@@ -11,6 +15,9 @@ import java.util.concurrent.ConcurrentMap;
  */
 final class DedupGate {
 
+  // Logs under the consumer's name, as before the split: users' log configuration names it.
+  private static final Logger log = LoggerFactory.getLogger(WebhookConsumer.class);
+
   /** What a claim found. */
   enum Kind {
     /** The caller owns the event and must call {@link #succeeded} or {@link #failed}. */
@@ -18,7 +25,9 @@ final class DedupGate {
     /** The event was handled before (or is being handled by another process). */
     DONE,
     /** The event is running in this process now; {@link Claim#original()} completes with it. */
-    IN_FLIGHT
+    IN_FLIGHT,
+    /** The store could not be asked (logged): the event counts as failed and nobody owns it. */
+    STORE_FAILED
   }
 
   /**
@@ -31,12 +40,23 @@ final class DedupGate {
   private final Deduplicator store;
   private final ConcurrentMap<String, CompletableFuture<Boolean>> running =
       new ConcurrentHashMap<>();
+  private final AtomicInteger waiting = new AtomicInteger();
 
   DedupGate(Deduplicator store) {
     this.store = store;
   }
 
-  Claim claim(String key) {
+  /** Claims the event; a store failure is logged and answered {@link Kind#STORE_FAILED}. */
+  Claim claim(WebhookEvent event) {
+    try {
+      return claim(event.dedupKey());
+    } catch (RuntimeException storeFailure) {
+      log.error("Dedup store failed for {} event {}", event.type(), event.id(), storeFailure);
+      return new Claim(Kind.STORE_FAILED, event.dedupKey(), null);
+    }
+  }
+
+  private Claim claim(String key) {
     CompletableFuture<Boolean> mine = new CompletableFuture<>();
     CompletableFuture<Boolean> existing = running.putIfAbsent(key, mine);
     if (existing != null) {
@@ -78,7 +98,27 @@ final class DedupGate {
     }
   }
 
+  /**
+   * For a duplicate that waits on its {@link Kind#IN_FLIGHT} original: {@code then} applied to the
+   * original's outcome. The duplicate counts in {@link #waiting()} until the original ends.
+   */
+  <T> CompletableFuture<T> afterOriginal(Claim inFlight, Function<Boolean, T> then) {
+    waiting.incrementAndGet();
+    return inFlight
+        .original()
+        .thenApply(
+            succeeded -> {
+              waiting.decrementAndGet();
+              return then.apply(succeeded);
+            });
+  }
+
   int running() {
     return running.size();
+  }
+
+  /** How many duplicates wait on an original running in this process now. */
+  int waiting() {
+    return waiting.get();
   }
 }

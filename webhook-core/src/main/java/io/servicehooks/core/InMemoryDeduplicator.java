@@ -19,7 +19,7 @@ import java.util.UUID;
  * Long} or {@link UUID} instead: 16 or 32 bytes in place of about 64. Both forms round-trip
  * exactly, so no two different keys can meet.
  */
-final class InMemoryDeduplicator implements Deduplicator {
+final class InMemoryDeduplicator implements Deduplicator, MeteredStore {
 
   private static final Boolean CLAIMED = Boolean.FALSE;
   private static final Boolean DONE = Boolean.TRUE;
@@ -116,8 +116,9 @@ final class InMemoryDeduplicator implements Deduplicator {
     return true;
   }
 
-  Cache<Object, Boolean> cache() {
-    return cache;
+  @Override
+  public void bindTo(MetricsBinder binder) {
+    binder.cache("webhook.dedup", cache);
   }
 
   @Override

@@ -1,17 +1,15 @@
 package io.servicehooks.core;
 
-import com.github.benmanes.caffeine.cache.Cache;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import io.micrometer.core.instrument.binder.cache.CaffeineCacheMetrics;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@link Metrics} on Micrometer. Only this class names Micrometer types; it is loaded only when a
- * registry was given. Meters are looked up once and kept, so recording costs a map read and an add.
+ * {@link Metrics} on Micrometer, made by {@link MicrometerBinder}: loaded only when a registry was
+ * given. Meters are looked up once and kept, so recording costs a map read and an add.
  */
 final class MicrometerMetrics implements Metrics {
 
@@ -24,7 +22,7 @@ final class MicrometerMetrics implements Metrics {
   private final Counter accepted;
   private final Counter crcAnswered;
 
-  private MicrometerMetrics(MeterRegistry registry) {
+  MicrometerMetrics(MeterRegistry registry) {
     this.registry = registry;
     this.latency =
         Timer.builder("webhook.delivery.latency")
@@ -32,16 +30,6 @@ final class MicrometerMetrics implements Metrics {
             .register(registry);
     this.accepted = deliveryCounter("accepted");
     this.crcAnswered = crcCounter("answered");
-  }
-
-  /** Takes {@code Object} so that callers need not load Micrometer's types to call it. */
-  static Metrics create(Object registry, Deduplicator dedup) {
-    MicrometerMetrics metrics = new MicrometerMetrics((MeterRegistry) registry);
-    if (dedup instanceof InMemoryDeduplicator inMemory) {
-      Cache<Object, Boolean> cache = inMemory.cache();
-      CaffeineCacheMetrics.monitor(metrics.registry, cache, "webhook.dedup");
-    }
-    return metrics;
   }
 
   @Override

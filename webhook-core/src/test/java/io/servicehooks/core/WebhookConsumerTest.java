@@ -254,6 +254,36 @@ final class WebhookConsumerTest {
   }
 
   @Test
+  void metrics_duplicateWaitingOnOriginal_gaugedUntilTheOriginalEnds() throws Exception {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    CountDownLatch entered = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    WebhookConsumer consumer =
+        builder()
+            .meterRegistry(registry)
+            .on(
+                "post.create",
+                e -> {
+                  entered.countDown();
+                  release.await(10, TimeUnit.SECONDS);
+                })
+            .build();
+    WebhookRequest delivery = signed(SECRET, envelope("9", "post.create"));
+    CompletableFuture<WebhookResponse> original =
+        CompletableFuture.supplyAsync(() -> consumer.handle(delivery).join());
+    assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(registry.get("webhook.duplicates.waiting").gauge().value()).isZero();
+    CompletableFuture<WebhookResponse> duplicate = consumer.handle(delivery);
+    assertThat(registry.get("webhook.duplicates.waiting").gauge().value()).isEqualTo(1);
+    release.countDown();
+    assertThat(original.get(10, TimeUnit.SECONDS).bodyAsString())
+        .isEqualTo("{\"status\":\"accepted\",\"events\":1,\"duplicates\":0}");
+    assertThat(duplicate.get(10, TimeUnit.SECONDS).bodyAsString())
+        .isEqualTo("{\"status\":\"duplicate\",\"events\":0,\"duplicates\":1}");
+    assertThat(registry.get("webhook.duplicates.waiting").gauge().value()).isZero();
+  }
+
+  @Test
   void async_fullQueue_is503AndClaimReleased() throws Exception {
     CountDownLatch release = new CountDownLatch(1);
     WebhookConsumer consumer =
@@ -351,6 +381,24 @@ final class WebhookConsumerTest {
         .isEqualTo(1);
     assertThat(registry.get("webhook.delivery.latency").timer().count()).isEqualTo(5);
     assertThat(registry.find("cache.size").tag("cache", "webhook.dedup").gauge()).isNotNull();
+  }
+
+  @Test
+  void metrics_inMemoryStoreGivenExplicitly_publishesItsCacheStatistics() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    builder().meterRegistry(registry).deduplicator(Deduplicator.inMemory()).build();
+    assertThat(registry.find("cache.size").tag("cache", "webhook.dedup").gauge()).isNotNull();
+  }
+
+  @Test
+  void metrics_customStore_publishesNoCacheStatistics() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    WebhookConsumer consumer =
+        builder().meterRegistry(registry).deduplicator(Deduplicator.none()).build();
+    assertThat(answer(consumer, signed(SECRET, envelope("1", "post.create"))).status())
+        .isEqualTo(200);
+    assertThat(registry.find("cache.size").gauge()).isNull();
+    assertThat(count(registry, "webhook.deliveries", "outcome", "accepted")).isEqualTo(1);
   }
 
   private static double count(SimpleMeterRegistry registry, String name, String tag, String value) {

@@ -132,7 +132,7 @@ public final class WebhookHandler implements HttpHandler {
     send(exchange, adapter.payloadTooLarge());
   }
 
-  private static void send(HttpServerExchange exchange, WebhookResponse response) {
+  static void send(HttpServerExchange exchange, WebhookResponse response) {
     exchange.setStatusCode(response.status());
     HeaderMap headers = exchange.getResponseHeaders();
     response.headers().forEach((name, value) -> headers.put(headerName(name), value));

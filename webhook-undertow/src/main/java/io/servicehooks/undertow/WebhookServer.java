@@ -1,14 +1,18 @@
 package io.servicehooks.undertow;
 
 import io.servicehooks.core.WebhookConsumer;
+import io.servicehooks.core.WebhookResponse;
 import io.undertow.Handlers;
 import io.undertow.Undertow;
+import io.undertow.server.DefaultResponseListener;
 import io.undertow.server.HttpHandler;
+import io.undertow.server.HttpServerExchange;
 import io.undertow.server.handlers.GracefulShutdownHandler;
 import io.undertow.server.handlers.PathHandler;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
@@ -34,11 +38,17 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * {@link #close()} stops taking requests, lets in-flight deliveries finish (up to the shutdown
- * time-out), closes the consumer and stops Undertow.
+ * time-out), closes the consumer and stops Undertow. The server's own refusals carry the same JSON
+ * error body as the consumer's: 404 {@code not_found} at any other path, 503 {@code shutting_down}
+ * once closing.
  */
 public final class WebhookServer implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(WebhookServer.class);
+  private static final WebhookResponse NOT_FOUND =
+      jsonError(404, "{\"error\":\"not_found\",\"message\":\"nothing is served at this path\"}");
+  private static final WebhookResponse SHUTTING_DOWN =
+      jsonError(503, "{\"error\":\"shutting_down\",\"message\":\"server is shutting down\"}");
 
   private final Undertow undertow;
   private final GracefulShutdownHandler shutdown;
@@ -54,11 +64,20 @@ public final class WebhookServer implements AutoCloseable {
     this.shutdownTimeout = b.shutdownTimeout;
     this.path = b.path;
     this.tls = b.sslContext != null;
-    PathHandler paths = Handlers.path();
+    PathHandler paths = Handlers.path(exchange -> WebhookHandler.send(exchange, NOT_FOUND));
     paths.addExactPath(b.path, new WebhookHandler(b.consumer));
     b.routes.forEach(paths::addExactPath);
     this.shutdown = Handlers.gracefulShutdown(paths);
-    Undertow.Builder ub = Undertow.builder().setHandler(shutdown);
+    // The shutdown handler refuses with a bare 503 and has no hook for a body; the listener gives
+    // that refusal the JSON body. Undertow calls it only for an exchange ended without a response.
+    DefaultResponseListener shuttingDown =
+        exchange -> closed && exchange.getStatusCode() == 503 && sendShuttingDown(exchange);
+    HttpHandler root =
+        exchange -> {
+          exchange.addDefaultResponseListener(shuttingDown);
+          shutdown.handleRequest(exchange);
+        };
+    Undertow.Builder ub = Undertow.builder().setHandler(root);
     if (b.ioThreads > 0) {
       ub.setIoThreads(b.ioThreads);
     }
@@ -71,6 +90,19 @@ public final class WebhookServer implements AutoCloseable {
       ub.addHttpListener(b.port, b.host);
     }
     this.undertow = ub.build();
+  }
+
+  private static boolean sendShuttingDown(HttpServerExchange exchange) {
+    if (!exchange.isResponseChannelAvailable()) {
+      return false;
+    }
+    WebhookHandler.send(exchange, SHUTTING_DOWN);
+    return true;
+  }
+
+  private static WebhookResponse jsonError(int status, String json) {
+    return new WebhookResponse(
+        status, Map.of("Content-Type", "application/json"), json.getBytes(StandardCharsets.UTF_8));
   }
 
   /** A builder for a server around {@code consumer}. */

@@ -197,6 +197,56 @@ final class WebhookServerTest {
   }
 
   @Test
+  void delivery_overLimit_413WithJsonErrorBody() throws Exception {
+    URI uri = serve(consumer().maxBodyBytes(2048).build());
+    byte[] big = new byte[4096];
+    java.util.Arrays.fill(big, (byte) 'a');
+    String expected = "{\"error\":\"payload_too_large\",\"message\":\"body exceeds 2048 bytes\"}";
+    for (HttpResponse<String> r :
+        List.of(
+            Http.send(Http.post(uri, "x-service-webhooks-signature", hmac(SECRET, big), big)),
+            Http.postChunked(uri, hmac(SECRET, big), big))) {
+      assertThat(r.statusCode()).isEqualTo(413);
+      assertThat(r.headers().firstValue("content-type")).hasValue("application/json");
+      assertThat(r.body()).isEqualTo(expected);
+    }
+    assertThat(seen).isEmpty();
+  }
+
+  @Test
+  void delivery_bodyCutShort_400UnreadableBodyWithJsonError() throws Exception {
+    WebhookServer server =
+        WebhookServer.builder(consumer().build()).host("127.0.0.1").port(0).build().start();
+    servers.add(server);
+    String json = envelope("1", "post.create");
+    // The client declares the whole body, sends part of it and gives up: the body cannot be read
+    // to its end, but the connection can still carry the answer. (A malformed chunk is not such a
+    // case: Undertow closes the connection itself before the handler hears of it.)
+    RawHttp.Response r =
+        RawHttp.exchange(
+            server.port(),
+            "POST /webhooks HTTP/1.1\r\n"
+                + "Host: 127.0.0.1\r\n"
+                + "Content-Type: application/json\r\n"
+                + "x-service-webhooks-signature: "
+                + hmac(SECRET, json)
+                + "\r\n"
+                + "Content-Length: "
+                + json.length()
+                + "\r\n"
+                + "\r\n"
+                + json.substring(0, json.length() / 2));
+    assertThat(r.status()).isEqualTo(400);
+    assertThat(r.headers())
+        .containsEntry("content-type", "application/json")
+        .containsEntry("connection", "close");
+    assertThat(r.body())
+        .isEqualTo(
+            "{\"error\":\"unreadable_body\",\"message\":\"the body could not be read to its end\"}");
+    assertThat(seen).isEmpty();
+  }
+
+  @Test
   void otherMethod_405WithAllow() throws Exception {
     URI uri = serve(consumer().build());
     HttpResponse<String> r =
@@ -210,6 +260,16 @@ final class WebhookServerTest {
   void unknownPath_404() throws Exception {
     URI uri = serve(consumer().build());
     assertThat(Http.get(URI.create(uri + "/other?crc_token=a")).statusCode()).isEqualTo(404);
+  }
+
+  @Test
+  void unknownPath_404WithJsonErrorBody() throws Exception {
+    URI uri = serve(consumer().build());
+    HttpResponse<String> r = Http.get(URI.create(uri + "/other?crc_token=a"));
+    assertThat(r.statusCode()).isEqualTo(404);
+    assertThat(r.headers().firstValue("content-type")).hasValue("application/json");
+    assertThat(r.body())
+        .isEqualTo("{\"error\":\"not_found\",\"message\":\"nothing is served at this path\"}");
   }
 
   @Test
@@ -282,12 +342,14 @@ final class WebhookServerTest {
 
   @Test
   void duplicateDuringInFlightFailure_getsTheFailure() throws Exception {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
     CountDownLatch entered = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     AtomicInteger runs = new AtomicInteger();
     URI uri =
         serve(
             consumer()
+                .meterRegistry(registry)
                 .on(
                     "post.create",
                     e -> {
@@ -302,17 +364,63 @@ final class WebhookServerTest {
     CompletableFuture<HttpResponse<String>> original = Http.postSignedAsync(uri, SECRET, json);
     assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
     CompletableFuture<HttpResponse<String>> duplicate = Http.postSignedAsync(uri, SECRET, json);
+    awaitWaitingDuplicates(registry, 1);
     await()
         .during(Duration.ofMillis(200))
         .atMost(Duration.ofSeconds(2))
         .until(() -> !duplicate.isDone());
     release.countDown();
     assertThat(original.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(500);
-    assertThat(duplicate.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(500);
+    HttpResponse<String> copy = duplicate.get(10, TimeUnit.SECONDS);
+    assertThat(copy.statusCode()).isEqualTo(500);
+    assertThat(copy.body()).contains("listener_failed");
     assertThat(runs).hasValue(1);
+    assertThat(waitingDuplicates(registry)).isZero();
     // The platform's retry then runs it.
     assertThat(postSigned(uri, SECRET, json).statusCode()).isEqualTo(200);
     assertThat(runs).hasValue(2);
+  }
+
+  @Test
+  void duplicateDuringInFlightSuccess_waitsThenAnswersDuplicate() throws Exception {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    CountDownLatch entered = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    AtomicInteger runs = new AtomicInteger();
+    URI uri =
+        serve(
+            consumer()
+                .meterRegistry(registry)
+                .on(
+                    "post.create",
+                    e -> {
+                      runs.incrementAndGet();
+                      entered.countDown();
+                      release.await(10, TimeUnit.SECONDS);
+                    })
+                .build());
+    String json = envelope("89", "post.create");
+    CompletableFuture<HttpResponse<String>> original = Http.postSignedAsync(uri, SECRET, json);
+    assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+    CompletableFuture<HttpResponse<String>> duplicate = Http.postSignedAsync(uri, SECRET, json);
+    awaitWaitingDuplicates(registry, 1);
+    assertThat(duplicate).isNotDone();
+    release.countDown();
+    assertThat(original.get(10, TimeUnit.SECONDS).body())
+        .isEqualTo("{\"status\":\"accepted\",\"events\":1,\"duplicates\":0}");
+    assertThat(duplicate.get(10, TimeUnit.SECONDS).body())
+        .isEqualTo("{\"status\":\"duplicate\",\"events\":0,\"duplicates\":1}");
+    assertThat(runs).hasValue(1);
+    assertThat(waitingDuplicates(registry)).isZero();
+  }
+
+  /** Until the duplicate is known to wait on its running original, not merely not yet arrived. */
+  private static void awaitWaitingDuplicates(SimpleMeterRegistry registry, int expected) {
+    await().atMost(Duration.ofSeconds(10)).until(() -> waitingDuplicates(registry) == expected);
+  }
+
+  private static double waitingDuplicates(SimpleMeterRegistry registry) {
+    return registry.get("webhook.duplicates.waiting").gauge().value();
   }
 
   @Test
@@ -394,6 +502,48 @@ final class WebhookServerTest {
     assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
     server.close();
     assertThat(finished).containsExactly("1");
+    assertThat(inFlight.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void close_requestArrivingWhileDraining_503WithJsonErrorBody() throws Exception {
+    CountDownLatch entered = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    WebhookServer server =
+        WebhookServer.builder(
+                WebhookConsumer.builder()
+                    .consumerSecrets(SECRET)
+                    .on(
+                        "post.create",
+                        e -> {
+                          entered.countDown();
+                          release.await(10, TimeUnit.SECONDS);
+                        })
+                    .build())
+            .host("127.0.0.1")
+            .port(0)
+            .build()
+            .start();
+    servers.add(server);
+    URI uri = URI.create("http://127.0.0.1:" + server.port() + "/webhooks");
+    CompletableFuture<HttpResponse<String>> inFlight =
+        Http.postSignedAsync(uri, SECRET, envelope("1", "post.create"));
+    assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+    CompletableFuture<Void> closing = CompletableFuture.runAsync(server::close);
+    try {
+      // close() waits for the delivery held above; meanwhile new requests are refused.
+      HttpResponse<String> refused =
+          await()
+              .atMost(Duration.ofSeconds(10))
+              .until(
+                  () -> Http.get(URI.create(uri + "?crc_token=abc")), r -> r.statusCode() == 503);
+      assertThat(refused.headers().firstValue("content-type")).hasValue("application/json");
+      assertThat(refused.body())
+          .isEqualTo("{\"error\":\"shutting_down\",\"message\":\"server is shutting down\"}");
+    } finally {
+      release.countDown();
+    }
+    closing.get(10, TimeUnit.SECONDS);
     assertThat(inFlight.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
   }
 

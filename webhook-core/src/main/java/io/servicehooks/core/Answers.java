@@ -1,0 +1,115 @@
+package io.servicehooks.core;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The last POST step: a delivery's answer and the {@code webhook.deliveries} outcome it counts as.
+ * Recording an answer also records the delivery's latency. The answers nearly every delivery gets
+ * are built once and shared.
+ */
+final class Answers {
+
+  // Logs under the consumer's name, as before the split: users' log configuration names it.
+  private static final Logger log = LoggerFactory.getLogger(WebhookConsumer.class);
+
+  /** A response and the {@code webhook.deliveries} outcome it counts as. */
+  record Answer(String outcome, WebhookResponse response) {}
+
+  private static final Answer ONE_ACCEPTED = accepted(1, 0);
+  private static final Answer ONE_DUPLICATE = accepted(0, 1);
+
+  private final Metrics metrics;
+
+  Answers(Metrics metrics) {
+    this.metrics = metrics;
+  }
+
+  /** Counts the answer and the time since {@code start} ({@link System#nanoTime()}). */
+  WebhookResponse record(Answer answer, long start) {
+    metrics.delivery(answer.outcome(), System.nanoTime() - start);
+    return answer.response();
+  }
+
+  CompletableFuture<WebhookResponse> done(Answer answer, long start) {
+    return CompletableFuture.completedFuture(record(answer, start));
+  }
+
+  /** A failure outside the listeners (the dedup store, a bug): answered 500, never thrown. */
+  WebhookResponse internalError(Throwable failure, long start) {
+    log.error("Delivery failed outside its listeners", failure);
+    return record(
+        new Answer(
+            "failed",
+            WebhookResponse.error(500, "internal_error", "the delivery could not be processed")),
+        start);
+  }
+
+  /** A body over the limit; never read, so its latency is not measured. */
+  WebhookResponse payloadTooLarge(int maxBodyBytes) {
+    log.warn("Refused a delivery: body larger than {} bytes", maxBodyBytes);
+    metrics.delivery("too_large", 0);
+    return WebhookResponse.error(
+        413, "payload_too_large", "body exceeds " + maxBodyBytes + " bytes");
+  }
+
+  WebhookResponse unreadableBody() {
+    log.warn("Refused a delivery: its body could not be read to the end");
+    metrics.delivery("unreadable", 0);
+    return WebhookResponse.error(400, "unreadable_body", "the body could not be read to its end");
+  }
+
+  static Answer reject(int status, String outcome, String code, String message) {
+    log.warn("Refused a delivery: {}", message);
+    return new Answer(outcome, WebhookResponse.error(status, code, message));
+  }
+
+  /** Counts one delivery's events by outcome; the counters are touched from several threads. */
+  static final class Tally {
+    final AtomicInteger handled = new AtomicInteger();
+    final AtomicInteger duplicates = new AtomicInteger();
+    final AtomicInteger failed = new AtomicInteger();
+
+    Answer answer() {
+      if (failed.get() > 0) {
+        return new Answer(
+            "failed",
+            WebhookResponse.error(
+                500,
+                "listener_failed",
+                "an event was not handled; a redelivery will run it again"));
+      }
+      int events = handled.get();
+      int copies = duplicates.get();
+      if (events == 1 && copies == 0) {
+        return ONE_ACCEPTED;
+      }
+      if (events == 0 && copies == 1) {
+        return ONE_DUPLICATE;
+      }
+      return accepted(events, copies);
+    }
+  }
+
+  private static Answer accepted(int events, int copies) {
+    String status = events == 0 && copies > 0 ? "duplicate" : "accepted";
+    return new Answer(
+        status,
+        WebhookResponse.json(
+            200,
+            "{\"status\":\""
+                + status
+                + "\",\"events\":"
+                + events
+                + ",\"duplicates\":"
+                + copies
+                + "}"));
+  }
+
+  @Override
+  public String toString() {
+    return "Answers";
+  }
+}

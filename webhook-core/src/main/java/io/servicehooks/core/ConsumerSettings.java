@@ -1,0 +1,143 @@
+package io.servicehooks.core;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What {@link WebhookConsumer.Builder} collects, validated as each value arrives; the builder keeps
+ * only the public names and their documentation. Read once, by the consumer's constructor.
+ */
+final class ConsumerSettings {
+
+  // Logs under the consumer's name, as before the split: users' log configuration names it.
+  private static final Logger log = LoggerFactory.getLogger(WebhookConsumer.class);
+
+  List<String> secrets = List.of();
+  int maxBodyBytes = 1024 * 1024;
+  Deduplicator deduplicator;
+  Duration dedupWindow = Deduplicator.DEFAULT_WINDOW;
+  long dedupMaxEntries = Deduplicator.DEFAULT_MAX_ENTRIES;
+  final List<Router.Route> routes = new ArrayList<>();
+  final Map<String, String> aliases = new LinkedHashMap<>();
+  ErrorHandler errorHandler =
+      (event, error) ->
+          log.error("Listener failed for {} event {}", event.type(), event.id(), error);
+  ObjectMapper mapper;
+  MetricsBinder metricsBinder = MetricsBinder.NONE;
+  Acknowledgement acknowledgement = Acknowledgement.SYNCHRONOUS;
+  int asyncQueueCapacity = 10_000;
+  int asyncThreads = 2;
+  Duration drainTimeout = Duration.ofSeconds(30);
+  boolean listenersNonBlocking;
+
+  void consumerSecrets(String... secrets) {
+    Objects.requireNonNull(secrets, "secrets");
+    List<String> all = new ArrayList<>();
+    for (String s : secrets) {
+      if (s == null) {
+        throw new IllegalArgumentException("consumer secret must not be null");
+      }
+      for (String part : s.split(",")) {
+        if (!part.isBlank()) {
+          all.add(part.strip());
+        }
+      }
+    }
+    if (all.isEmpty()) {
+      throw new IllegalArgumentException("at least one non-blank consumer secret is required");
+    }
+    this.secrets = List.copyOf(all);
+  }
+
+  void maxBodyBytes(int maxBodyBytes) {
+    if (maxBodyBytes < 1) {
+      throw new IllegalArgumentException("maxBodyBytes must be positive, was " + maxBodyBytes);
+    }
+    this.maxBodyBytes = maxBodyBytes;
+  }
+
+  void dedupWindow(Duration window) {
+    Objects.requireNonNull(window, "window");
+    if (window.isNegative() || window.isZero()) {
+      throw new IllegalArgumentException("dedupWindow must be positive, was " + window);
+    }
+    this.dedupWindow = window;
+  }
+
+  void dedupMaxEntries(long maxEntries) {
+    if (maxEntries < 1) {
+      throw new IllegalArgumentException("dedupMaxEntries must be at least 1, was " + maxEntries);
+    }
+    this.dedupMaxEntries = maxEntries;
+  }
+
+  void on(String typePattern, WebhookListener listener) {
+    Router.checkPattern(typePattern);
+    routes.add(new Router.Route(typePattern.strip(), Objects.requireNonNull(listener, "listener")));
+  }
+
+  void alias(String received, String current) {
+    if (received == null || received.isBlank() || current == null || current.isBlank()) {
+      throw new IllegalArgumentException("alias names must not be blank");
+    }
+    aliases.put(received, current);
+  }
+
+  void asyncQueueCapacity(int capacity) {
+    if (capacity < 1) {
+      throw new IllegalArgumentException("asyncQueueCapacity must be positive, was " + capacity);
+    }
+    this.asyncQueueCapacity = capacity;
+  }
+
+  void asyncThreads(int threads) {
+    if (threads < 1) {
+      throw new IllegalArgumentException("asyncThreads must be positive, was " + threads);
+    }
+    this.asyncThreads = threads;
+  }
+
+  void drainTimeout(Duration drainTimeout) {
+    Objects.requireNonNull(drainTimeout, "drainTimeout");
+    if (drainTimeout.isNegative()) {
+      throw new IllegalArgumentException("drainTimeout must not be negative, was " + drainTimeout);
+    }
+    this.drainTimeout = drainTimeout;
+  }
+
+  /** The store to use: the one given, or the in-memory default with the window and bound. */
+  Deduplicator store() {
+    return deduplicator != null
+        ? deduplicator
+        : Deduplicator.inMemory(dedupWindow, dedupMaxEntries);
+  }
+
+  ObjectMapper mapperOrDefault() {
+    return mapper != null
+        ? mapper
+        : new ObjectMapper().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+  }
+
+  /** The routes, exact legacy names turned into current ones so they meet the events' types. */
+  Router router(EventTypeNames names) {
+    List<Router.Route> normalized = new ArrayList<>();
+    for (Router.Route r : routes) {
+      String p = r.pattern();
+      normalized.add(p.contains("*") ? r : new Router.Route(names.normalize(p), r.listener()));
+    }
+    return new Router(normalized);
+  }
+
+  @Override
+  public String toString() {
+    return "ConsumerSettings[secrets=" + secrets.size() + "]";
+  }
+}

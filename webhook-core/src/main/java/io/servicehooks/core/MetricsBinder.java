@@ -1,0 +1,32 @@
+package io.servicehooks.core;
+
+import com.github.benmanes.caffeine.cache.Cache;
+
+/**
+ * Attaches the consumer's meters to one metrics system. The builder holds a binder, never the
+ * registry itself, so that only the Micrometer binder names Micrometer's types and the core runs
+ * without Micrometer on the class path.
+ */
+interface MetricsBinder {
+
+  /** Records nothing: the default when no registry was given. */
+  MetricsBinder NONE =
+      new MetricsBinder() {
+        @Override
+        public Metrics metrics(DedupGate gate) {
+          return Metrics.NOOP;
+        }
+
+        @Override
+        public void cache(String name, Cache<?, ?> cache) {}
+      };
+
+  /**
+   * The consumer's meters, and a gauge of the duplicates waiting at {@code gate} for their
+   * original; called once, at build time.
+   */
+  Metrics metrics(DedupGate gate);
+
+  /** Publishes a Caffeine cache's statistics (a dedup store's) under {@code cache=name}. */
+  void cache(String name, Cache<?, ?> cache);
+}

@@ -1,0 +1,37 @@
+package io.servicehooks.core;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.cache.CaffeineCacheMetrics;
+
+/**
+ * {@link MetricsBinder} on a Micrometer registry. With {@link MicrometerMetrics}, the only class
+ * that names Micrometer types; loaded only when the user gives the builder a registry.
+ */
+final class MicrometerBinder implements MetricsBinder {
+
+  private final MeterRegistry registry;
+
+  MicrometerBinder(MeterRegistry registry) {
+    this.registry = registry;
+  }
+
+  @Override
+  public Metrics metrics(DedupGate gate) {
+    Gauge.builder("webhook.duplicates.waiting", gate, DedupGate::waiting)
+        .description("Duplicates waiting for their original, still running in this process")
+        .register(registry);
+    return new MicrometerMetrics(registry);
+  }
+
+  @Override
+  public void cache(String name, Cache<?, ?> cache) {
+    CaffeineCacheMetrics.monitor(registry, cache, name);
+  }
+
+  @Override
+  public String toString() {
+    return "MicrometerBinder[" + registry.getClass().getSimpleName() + "]";
+  }
+}
