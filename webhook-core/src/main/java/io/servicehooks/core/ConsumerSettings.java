@@ -21,7 +21,7 @@ final class ConsumerSettings {
   private static final Logger log = LoggerFactory.getLogger(WebhookConsumer.class);
 
   List<String> secrets = List.of();
-  int maxBodyBytes = 1024 * 1024;
+  int maxBodyBytes = WebhookConsumer.DEFAULT_MAX_BODY_BYTES;
   Deduplicator deduplicator;
   Duration dedupWindow = Deduplicator.DEFAULT_WINDOW;
   long dedupMaxEntries = Deduplicator.DEFAULT_MAX_ENTRIES;
@@ -32,10 +32,10 @@ final class ConsumerSettings {
           log.error("Listener failed for {} event {}", event.type(), event.id(), error);
   ObjectMapper mapper;
   MetricsBinder metricsBinder = MetricsBinder.NONE;
-  Acknowledgement acknowledgement = Acknowledgement.SYNCHRONOUS;
-  int asyncQueueCapacity = 10_000;
-  int asyncThreads = 2;
-  Duration drainTimeout = Duration.ofSeconds(30);
+  Acknowledgement acknowledgement = WebhookConsumer.DEFAULT_ACKNOWLEDGEMENT;
+  int asyncQueueCapacity = WebhookConsumer.DEFAULT_ASYNC_QUEUE_CAPACITY;
+  int asyncThreads = WebhookConsumer.DEFAULT_ASYNC_THREADS;
+  Duration drainTimeout = WebhookConsumer.DEFAULT_DRAIN_TIMEOUT;
   boolean listenersNonBlocking;
 
   void consumerSecrets(String... secrets) {

@@ -56,6 +56,21 @@ public final class WebhookConsumer implements AutoCloseable {
   /** CRC tokens longer than this are refused: real ones are short and opaque. */
   public static final int MAX_CRC_TOKEN_LENGTH = 128;
 
+  /** Default {@link Builder#maxBodyBytes}: 1 MiB. */
+  public static final int DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+  /** Default {@link Builder#acknowledgement}: answer after the listeners ran. */
+  public static final Acknowledgement DEFAULT_ACKNOWLEDGEMENT = Acknowledgement.SYNCHRONOUS;
+
+  /** Default {@link Builder#asyncQueueCapacity}. */
+  public static final int DEFAULT_ASYNC_QUEUE_CAPACITY = 10_000;
+
+  /** Default {@link Builder#asyncThreads}. */
+  public static final int DEFAULT_ASYNC_THREADS = 2;
+
+  /** Default {@link Builder#drainTimeout}. */
+  public static final Duration DEFAULT_DRAIN_TIMEOUT = Duration.ofSeconds(30);
+
   private static final Logger log = LoggerFactory.getLogger(WebhookConsumer.class);
   private static final WebhookResponse METHOD_NOT_ALLOWED =
       new WebhookResponse(

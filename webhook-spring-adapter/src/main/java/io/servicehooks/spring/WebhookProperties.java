@@ -1,6 +1,7 @@
 package io.servicehooks.spring;
 
 import io.servicehooks.core.Acknowledgement;
+import io.servicehooks.core.WebhookConsumer;
 import io.servicehooks.core.Deduplicator;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,7 +28,7 @@ public class WebhookProperties {
   // The core builder's default; the core has no public constant for it, so the defaults test
   // compares it with what a consumer built without the setting reports.
   /** Largest delivery body accepted; larger ones are answered 413. */
-  private DataSize maxBodySize = DataSize.ofMegabytes(1);
+  private DataSize maxBodySize = DataSize.ofBytes(WebhookConsumer.DEFAULT_MAX_BODY_BYTES);
 
   private final Dedup dedup = new Dedup();
 
@@ -121,23 +122,20 @@ public class WebhookProperties {
    */
   public static class AcknowledgementProperties {
 
-    // The core builder's default, which a built consumer reports (the defaults test compares).
     /**
      * SYNCHRONOUS answers after the listeners ran (500 when one threw, so the platform retries);
      * ASYNCHRONOUS answers once the events are queued and runs listeners on the consumer's threads.
      */
-    private Acknowledgement mode = Acknowledgement.SYNCHRONOUS;
+    private Acknowledgement mode = WebhookConsumer.DEFAULT_ACKNOWLEDGEMENT;
 
-    // This and the next two repeat the core builder's defaults: the core has no public constants
-    // for them yet, nor a getter on a built consumer that a test could compare with.
     /** Asynchronous mode: how many deliveries may wait; past it deliveries are answered 503. */
-    private int queueCapacity = 10_000;
+    private int queueCapacity = WebhookConsumer.DEFAULT_ASYNC_QUEUE_CAPACITY;
 
     /** Asynchronous mode: how many threads run listeners. */
-    private int threads = 2;
+    private int threads = WebhookConsumer.DEFAULT_ASYNC_THREADS;
 
     /** Asynchronous mode: how long shutdown waits for queued deliveries. */
-    private Duration drainTimeout = Duration.ofSeconds(30);
+    private Duration drainTimeout = WebhookConsumer.DEFAULT_DRAIN_TIMEOUT;
 
     public Acknowledgement getMode() {
       return mode;

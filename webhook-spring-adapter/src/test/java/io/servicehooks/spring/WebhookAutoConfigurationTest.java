@@ -123,7 +123,17 @@ final class WebhookAutoConfigurationTest {
               .isEqualTo(Deduplicator.DEFAULT_MAX_ENTRIES);
           assertThat(properties.getAcknowledgement().getMode())
               .isEqualTo(coreDefaults.acknowledgement());
-          // The core has no public constant for these three: the README's documented values.
+          assertThat(properties.getMaxBodySize().toBytes())
+              .isEqualTo(WebhookConsumer.DEFAULT_MAX_BODY_BYTES);
+          assertThat(properties.getAcknowledgement().getMode())
+              .isEqualTo(WebhookConsumer.DEFAULT_ACKNOWLEDGEMENT);
+          assertThat(properties.getAcknowledgement().getQueueCapacity())
+              .isEqualTo(WebhookConsumer.DEFAULT_ASYNC_QUEUE_CAPACITY);
+          assertThat(properties.getAcknowledgement().getThreads())
+              .isEqualTo(WebhookConsumer.DEFAULT_ASYNC_THREADS);
+          assertThat(properties.getAcknowledgement().getDrainTimeout())
+              .isEqualTo(WebhookConsumer.DEFAULT_DRAIN_TIMEOUT);
+          // The documented values themselves, so that a change in the core is seen here.
           assertThat(properties.getAcknowledgement().getQueueCapacity()).isEqualTo(10_000);
           assertThat(properties.getAcknowledgement().getThreads()).isEqualTo(2);
           assertThat(properties.getAcknowledgement().getDrainTimeout())
@@ -142,7 +152,7 @@ final class WebhookAutoConfigurationTest {
 
   @Test
   void propertyMetadata_defaults_matchTheCore() throws IOException {
-    // The processor cannot read a default from another class's constant, so the dedup defaults are
+    // The processor cannot read a default from another class's constant, so the defaults are
     // declared in additional-spring-configuration-metadata.json: checked here against the core.
     Map<String, JsonNode> defaults = metadataDefaults();
     assertThat(
