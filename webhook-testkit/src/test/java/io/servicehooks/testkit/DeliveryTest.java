@@ -25,11 +25,11 @@ final class DeliveryTest {
           .build()
           .start();
   private final PlatformClient client = new PlatformClient(simulator);
-  private final TestConsumer consumer;
+  private final ConsumerStub consumer;
   private final String webhookId;
 
   DeliveryTest() throws IOException {
-    consumer = new TestConsumer("test");
+    consumer = ConsumerStub.start("test");
     webhookId = client.register(consumer.url());
   }
 
@@ -45,18 +45,19 @@ final class DeliveryTest {
 
     assertThat(simulator.deliver(body)).isEqualTo(1);
 
-    await().until(() -> consumer.received().size() == 1);
-    assertThat(consumer.received().get(0))
-        .isEqualTo(
-            new TestConsumer.Received(body, "sha256=YWHphPn/JFq43jkF0y4/w8R/SelmLjvpunhVFY8JhlI="));
+    await().until(() -> consumer.deliveries().size() == 1);
+    ConsumerStub.Delivery received = consumer.deliveries().get(0);
+    assertThat(received.bodyText()).isEqualTo(body);
+    assertThat(received.signature())
+        .isEqualTo("sha256=YWHphPn/JFq43jkF0y4/w8R/SelmLjvpunhVFY8JhlI=");
   }
 
   @Test
   void deliver_publishedFormVector_rawBytesSignedAsGiven() {
     simulator.deliver("test=1&other_test=2".getBytes(StandardCharsets.UTF_8));
 
-    await().until(() -> consumer.received().size() == 1);
-    assertThat(consumer.received().get(0).signature())
+    await().until(() -> consumer.deliveries().size() == 1);
+    assertThat(consumer.deliveries().get(0).signature())
         .isEqualTo("sha256=25Cu3iwbbiqBTwQRzcKJZwisjf736V2Q8UaTlkfLSoc=");
   }
 
@@ -93,11 +94,10 @@ final class DeliveryTest {
 
     bodies.forEach(simulator::deliver);
 
-    await().until(() -> consumer.received().size() == bodies.size());
-    assertThat(consumer.receivedBodies()).containsExactlyInAnyOrderElementsOf(bodies);
-    for (TestConsumer.Received received : consumer.received()) {
-      assertThat(received.signature())
-          .isEqualTo(TestConsumer.expectedResponseToken("test", received.body()));
+    await().until(() -> consumer.deliveries().size() == bodies.size());
+    assertThat(consumer.deliveryBodies()).containsExactlyInAnyOrderElementsOf(bodies);
+    for (ConsumerStub.Delivery received : consumer.deliveries()) {
+      assertThat(received.signature()).isEqualTo(TestSigner.sign("test", received.body()));
     }
   }
 
@@ -133,12 +133,12 @@ final class DeliveryTest {
         .extracting(DeliveryAttempt::attempt)
         .containsExactly(1, 2, 3, 4);
     assertThat(simulator.attempts()).noneMatch(DeliveryAttempt::succeeded);
-    assertThat(consumer.received()).hasSize(4);
+    assertThat(consumer.deliveries()).hasSize(4);
   }
 
   @Test
   void deliver_consumerTooSlow_timedOutAndRetried() {
-    consumer.hangDeliveries(1);
+    consumer.holdDeliveries(1);
 
     simulator.deliver(Events.postDelete("1", "2"));
 
@@ -172,8 +172,8 @@ final class DeliveryTest {
 
     assertThat(simulator.deliver(body, 3)).isEqualTo(3);
 
-    await().until(() -> consumer.received().size() == 3);
-    assertThat(consumer.receivedBodies()).containsOnly(body);
+    await().until(() -> consumer.deliveries().size() == 3);
+    assertThat(consumer.deliveryBodies()).containsOnly(body);
     assertThat(simulator.awaitIdle(Duration.ofSeconds(5))).isTrue();
     assertThat(simulator.attempts())
         .extracting(DeliveryAttempt::deliveryId)
@@ -182,12 +182,12 @@ final class DeliveryTest {
 
   @Test
   void deliver_twoWebhooks_eachReceives() throws IOException {
-    try (TestConsumer second = new TestConsumer("test")) {
+    try (ConsumerStub second = ConsumerStub.start("test")) {
       String secondId = client.register(second.url());
 
       assertThat(simulator.deliver(Events.oauthRevoke("1", "2"))).isEqualTo(2);
 
-      await().until(() -> consumer.received().size() == 1 && second.received().size() == 1);
+      await().until(() -> consumer.deliveries().size() == 1 && second.deliveries().size() == 1);
       assertThat(simulator.awaitIdle(Duration.ofSeconds(5))).isTrue();
       assertThat(simulator.attempts())
           .extracting(DeliveryAttempt::webhookId)

@@ -18,10 +18,10 @@ final class FaultTest {
   private final PlatformSimulator simulator =
       PlatformSimulator.builder().localMode(true).build().start();
   private final PlatformClient client = new PlatformClient(simulator);
-  private final TestConsumer consumer;
+  private final ConsumerStub consumer;
 
   FaultTest() throws IOException {
-    consumer = new TestConsumer(simulator.consumerSecret());
+    consumer = ConsumerStub.start(simulator.consumerSecret());
   }
 
   @AfterEach

@@ -22,7 +22,7 @@ final class WebhookApiTest {
           .build()
           .start();
   private final PlatformClient client = new PlatformClient(simulator);
-  private final TestConsumer consumer = newConsumer();
+  private final ConsumerStub consumer = newConsumer();
 
   @AfterEach
   void close() {
@@ -46,7 +46,7 @@ final class WebhookApiTest {
 
   @Test
   void create_wrongCrcToken_crcValidationFailedAndNotCreated() {
-    consumer.crc(TestConsumer.Crc.WRONG_TOKEN);
+    consumer.crcAnswer(ConsumerStub.CrcAnswer.WRONG_TOKEN);
 
     HttpResponse<String> response = client.createWebhook(consumer.url());
 
@@ -58,14 +58,14 @@ final class WebhookApiTest {
 
   @Test
   void create_crcServerError_crcValidationFailed() {
-    consumer.crc(TestConsumer.Crc.SERVER_ERROR);
+    consumer.crcAnswer(ConsumerStub.CrcAnswer.SERVER_ERROR);
 
     assertInvalidRequest(client.createWebhook(consumer.url()), "CrcValidationFailed");
   }
 
   @Test
   void create_crcRedirect_crcValidationFailed() {
-    consumer.crc(TestConsumer.Crc.REDIRECT);
+    consumer.crcAnswer(ConsumerStub.CrcAnswer.REDIRECT);
 
     assertInvalidRequest(client.createWebhook(consumer.url()), "CrcValidationFailed");
     assertThat(consumer.crcRequests()).isEqualTo(1);
@@ -73,7 +73,7 @@ final class WebhookApiTest {
 
   @Test
   void create_crcTimesOut_crcValidationFailed() {
-    consumer.crc(TestConsumer.Crc.HANG);
+    consumer.crcAnswer(ConsumerStub.CrcAnswer.HANG);
 
     HttpResponse<String> response = client.createWebhook(consumer.url());
 
@@ -95,7 +95,7 @@ final class WebhookApiTest {
   @Test
   void create_beyondDefaultLimitOfOne_webhookLimitExceeded() throws IOException {
     client.register(consumer.url());
-    try (TestConsumer second = new TestConsumer(simulator.consumerSecret())) {
+    try (ConsumerStub second = ConsumerStub.start(simulator.consumerSecret())) {
       assertInvalidRequest(client.createWebhook(second.url()), "WebhookLimitExceeded");
       assertThat(second.crcRequests()).isZero();
     }
@@ -105,8 +105,8 @@ final class WebhookApiTest {
   void create_configuredLimit_allowsThatMany() throws IOException {
     try (PlatformSimulator roomy =
             PlatformSimulator.builder().localMode(true).webhookLimit(2).build().start();
-        TestConsumer second = new TestConsumer(roomy.consumerSecret());
-        TestConsumer third = new TestConsumer(roomy.consumerSecret())) {
+        ConsumerStub second = ConsumerStub.start(roomy.consumerSecret());
+        ConsumerStub third = ConsumerStub.start(roomy.consumerSecret())) {
       PlatformClient roomyClient = new PlatformClient(roomy);
       roomyClient.register(consumer.url() + "?first");
       roomyClient.register(second.url());
@@ -216,7 +216,7 @@ final class WebhookApiTest {
   @Test
   void revalidate_crcFails_validFalseAndWebhookInvalid() {
     String id = client.register(consumer.url());
-    consumer.crc(TestConsumer.Crc.WRONG_TOKEN);
+    consumer.crcAnswer(ConsumerStub.CrcAnswer.WRONG_TOKEN);
 
     HttpResponse<String> response = client.call("PUT", "/2/webhooks/" + id, null);
 
@@ -310,9 +310,9 @@ final class WebhookApiTest {
         .isEqualTo("https://api.example.com/2/problems/invalid-request");
   }
 
-  private TestConsumer newConsumer() {
+  private ConsumerStub newConsumer() {
     try {
-      return new TestConsumer(simulator.consumerSecret());
+      return ConsumerStub.start(simulator.consumerSecret());
     } catch (IOException e) {
       throw new java.io.UncheckedIOException(e);
     }
