@@ -80,7 +80,7 @@ final class FaultTest {
   @Test
   void delay_clientTimesOut_callStillApplied() {
     client.bearer();
-    simulator.enqueueFault(Fault.delay(Duration.ofSeconds(2)));
+    simulator.enqueueFault(Fault.delay(Duration.ofMinutes(5)));
 
     assertThatThrownBy(
             () ->
@@ -89,7 +89,7 @@ final class FaultTest {
                     "/2/webhooks",
                     "{\"url\":\"" + consumer.url() + "\"}",
                     "Bearer " + client.bearer(),
-                    Duration.ofMillis(300)))
+                    Duration.ofSeconds(1)))
         .isInstanceOf(UncheckedIOException.class)
         .hasCauseInstanceOf(HttpTimeoutException.class);
     assertThat(
