@@ -120,6 +120,24 @@ final class ConsumerStubTest {
   }
 
   @Test
+  void holdCrcAnswersUntil_twoChecks_neitherAnsweredAlone() throws Exception {
+    consumer.holdCrcAnswersUntil(2);
+    HttpRequest check =
+        HttpRequest.newBuilder(URI.create(consumer.url() + "?crc_token=abc"))
+            .timeout(Duration.ofSeconds(10))
+            .build();
+
+    CompletableFuture<HttpResponse<String>> first =
+        http.sendAsync(check, HttpResponse.BodyHandlers.ofString());
+    await().until(() -> consumer.crcRequests() == 1);
+    assertThat(first).isNotDone();
+    HttpResponse<String> second = http.send(check, HttpResponse.BodyHandlers.ofString());
+
+    assertThat(second.body()).isEqualTo(TestSigner.crcResponse("test", "abc"));
+    assertThat(first.get().body()).isEqualTo(TestSigner.crcResponse("test", "abc"));
+  }
+
+  @Test
   void toString_neverShowsTheSecret() throws Exception {
     try (ConsumerStub secretive = ConsumerStub.start("very-secret-value")) {
       assertThat(secretive.toString()).doesNotContain("very-secret-value");
