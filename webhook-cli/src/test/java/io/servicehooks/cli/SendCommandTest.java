@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.servicehooks.testkit.ConsumerStub;
+import io.servicehooks.testkit.TestSigner;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,7 +28,7 @@ final class SendCommandTest {
 
   @BeforeEach
   void start() throws Exception {
-    consumer = new ConsumerStub(SECRET);
+    consumer = ConsumerStub.start(SECRET);
   }
 
   @AfterEach
@@ -55,9 +57,9 @@ final class SendCommandTest {
 
     assertThat(run.exitCode()).as(run.toString()).isZero();
     assertThat(run.out()).contains("HTTP 200", "{\"received\":true}");
-    assertThat(consumer.deliveries).hasSize(1);
-    ConsumerStub.Delivery delivery = consumer.deliveries.get(0);
-    assertThat(delivery.signature()).isEqualTo(ConsumerStub.hmac(SECRET, delivery.body()));
+    assertThat(consumer.deliveries()).hasSize(1);
+    ConsumerStub.Delivery delivery = consumer.deliveries().get(0);
+    assertThat(delivery.signature()).isEqualTo(TestSigner.sign(SECRET, delivery.body()));
     assertThat(delivery.contentType()).startsWith("application/json");
     JsonNode data = JSON.readTree(delivery.body()).get("data");
     assertThat(data.get("event_type").asText()).isEqualTo(type);
@@ -74,7 +76,7 @@ final class SendCommandTest {
             env, "send", consumer.url("/webhook"), "--type", "post.create", "--allow-insecure-url");
 
     assertThat(run.exitCode()).as(run.toString()).isZero();
-    JsonNode data = JSON.readTree(consumer.deliveries.get(0).body()).get("data");
+    JsonNode data = JSON.readTree(consumer.deliveries().get(0).body()).get("data");
     assertThat(data.get("filter").get("user_id").asText())
         .isEqualTo(SampleEvents.SUBSCRIBED_USER_ID);
     assertThat(data.get("payload").get("author_id").asText())
@@ -100,8 +102,8 @@ final class SendCommandTest {
             "--allow-insecure-url");
 
     assertThat(run.exitCode()).as(run.toString()).isZero();
-    assertThat(consumer.deliveries.get(0).body()).isEqualTo(bytes);
-    assertThat(consumer.deliveries.get(0).signature()).isEqualTo(ConsumerStub.hmac(SECRET, bytes));
+    assertThat(consumer.deliveries().get(0).body()).isEqualTo(bytes);
+    assertThat(consumer.deliveries().get(0).signature()).isEqualTo(TestSigner.sign(SECRET, bytes));
   }
 
   @Test
@@ -123,7 +125,7 @@ final class SendCommandTest {
 
   @Test
   void send_consumerRefuses_exits1WithItsStatus() {
-    consumer.deliveryStatus.set(401);
+    consumer.deliveryStatus(401);
 
     Cli.Run run =
         Cli.run(
@@ -142,7 +144,10 @@ final class SendCommandTest {
     assertThat(run.exitCode()).as(run.toString()).isZero();
     assertThat(run.err()).contains("no sample payload is known for brand.new");
     assertThat(
-            JSON.readTree(consumer.deliveries.get(0).body()).get("data").get("event_type").asText())
+            JSON.readTree(consumer.deliveries().get(0).body())
+                .get("data")
+                .get("event_type")
+                .asText())
         .isEqualTo("brand.new");
   }
 
@@ -159,7 +164,7 @@ final class SendCommandTest {
 
     assertThat(run.exitCode()).isEqualTo(2);
     assertThat(run.err()).contains("SERVICE_CONSUMER_SECRET");
-    assertThat(consumer.deliveries).isEmpty();
+    assertThat(consumer.deliveries()).isEmpty();
   }
 
   @Test
@@ -168,7 +173,7 @@ final class SendCommandTest {
 
     assertThat(run.exitCode()).isEqualTo(2);
     assertThat(run.err()).contains("must use https");
-    assertThat(consumer.deliveries).isEmpty();
+    assertThat(consumer.deliveries()).isEmpty();
   }
 
   @Test

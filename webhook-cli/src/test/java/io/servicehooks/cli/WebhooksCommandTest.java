@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.servicehooks.testkit.ConsumerStub;
 import io.servicehooks.testkit.PlatformSimulator;
 import java.time.Duration;
 import java.time.ZoneOffset;
@@ -28,7 +29,7 @@ final class WebhooksCommandTest {
   @BeforeEach
   void start() throws Exception {
     platform = PlatformSimulator.builder().localMode(true).build().start();
-    consumer = new ConsumerStub(platform.consumerSecret());
+    consumer = ConsumerStub.start(platform.consumerSecret());
     env =
         new HashMap<>(
             Map.of(

@@ -10,7 +10,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.PriorityQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
@@ -51,15 +53,25 @@ final class Deliveries {
     }
   }
 
+  /** A retry waiting for the simulator's clock to reach {@code due}. */
+  private record PendingRetry(Instant due, long order, Delivery delivery, int attempt) {}
+
   private final HttpClient client;
   private final Hmac hmac;
   private final SimClock clock;
   private final ScheduledExecutorService scheduler;
   private final List<Duration> retrySchedule;
   private final Duration attemptTimeout;
+  private final boolean retriesOnSimulatorClock;
 
   private final AtomicLong deliveryIds = new AtomicLong();
   private final List<DeliveryAttempt> attempts = new ArrayList<>();
+  // Guarded by attempts: an attempt that failed and its pending retry appear together, so a test
+  // that sees the attempt can move the clock and know the retry is already waiting for it.
+  private final PriorityQueue<PendingRetry> pendingRetries =
+      new PriorityQueue<>(
+          Comparator.comparing(PendingRetry::due).thenComparingLong(PendingRetry::order));
+  private long retryOrder;
   private final List<LoggedEvent> eventLog = new ArrayList<>();
   private final Object idle = new Object();
   private int inFlight;
@@ -70,13 +82,15 @@ final class Deliveries {
       SimClock clock,
       ScheduledExecutorService scheduler,
       List<Duration> retrySchedule,
-      Duration attemptTimeout) {
+      Duration attemptTimeout,
+      boolean retriesOnSimulatorClock) {
     this.client = client;
     this.hmac = hmac;
     this.clock = clock;
     this.scheduler = scheduler;
     this.retrySchedule = List.copyOf(retrySchedule);
     this.attemptTimeout = attemptTimeout;
+    this.retriesOnSimulatorClock = retriesOnSimulatorClock;
   }
 
   /** Remembers an event for later replay, stamped with the simulator's current time. */
@@ -199,15 +213,49 @@ final class Deliveries {
     client
         .sendAsync(request, HttpResponse.BodyHandlers.discarding())
         .whenComplete(
-            (response, error) -> {
-              int status = response == null ? 0 : response.statusCode();
-              record(delivery, number, status, error == null ? null : describe(error), startedAt);
-              if (status >= 200 && status < 300) {
-                delivery.done.complete(true);
-              } else {
-                retryOrGiveUp(delivery, number);
-              }
-            });
+            (response, error) ->
+                finish(
+                    delivery,
+                    number,
+                    response == null ? 0 : response.statusCode(),
+                    error == null ? null : describe(error),
+                    startedAt));
+  }
+
+  private void finish(
+      Delivery delivery, int number, int status, String failure, Instant startedAt) {
+    boolean succeeded = status >= 200 && status < 300;
+    boolean retryOnClock = !succeeded && retriesOnSimulatorClock && number <= retrySchedule.size();
+    synchronized (attempts) {
+      record(delivery, number, status, failure, startedAt);
+      if (retryOnClock) {
+        pendingRetries.add(
+            new PendingRetry(
+                clock.now().plus(retrySchedule.get(number - 1)),
+                retryOrder++,
+                delivery,
+                number + 1));
+      }
+    }
+    if (succeeded) {
+      delivery.done.complete(true);
+    } else if (!retryOnClock) {
+      retryOrGiveUp(delivery, number);
+    }
+  }
+
+  /** Starts the retries whose time has come on the simulator's clock, oldest first. */
+  void runDueRetries() {
+    Instant now = clock.now();
+    List<PendingRetry> due = new ArrayList<>();
+    synchronized (attempts) {
+      while (!pendingRetries.isEmpty() && !pendingRetries.peek().due().isAfter(now)) {
+        due.add(pendingRetries.poll());
+      }
+    }
+    for (PendingRetry retry : due) {
+      attempt(retry.delivery(), retry.attempt());
+    }
   }
 
   private void retryOrGiveUp(Delivery delivery, int failedAttempt) {

@@ -51,6 +51,8 @@ public final class Fault {
 
   /**
    * The call is applied normally but answered only after {@code delay}, for client time-out tests.
+   * Calls that arrive later are served only once this one is applied, so a client that times out
+   * and then looks sees the change. Closing the simulator ends the wait without an answer.
    */
   public static Fault delay(Duration delay) {
     Objects.requireNonNull(delay, "delay");

@@ -38,6 +38,11 @@ final class Hmac {
 
   /** Constant-time check of a {@code sha256=...} value against the signature of {@code message}. */
   boolean matches(String message, String candidate) {
+    return matches(message.getBytes(StandardCharsets.UTF_8), candidate);
+  }
+
+  /** Constant-time check of a {@code sha256=...} value against the signature of these bytes. */
+  boolean matches(byte[] message, String candidate) {
     if (candidate == null) {
       return false;
     }

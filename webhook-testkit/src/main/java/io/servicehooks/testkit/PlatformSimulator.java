@@ -84,7 +84,13 @@ public final class PlatformSimulator implements AutoCloseable {
     Hmac hmac = new Hmac(consumerSecret);
     this.deliveries =
         new Deliveries(
-            client, hmac, clock, scheduler, builder.retrySchedule, builder.deliveryTimeout);
+            client,
+            hmac,
+            clock,
+            scheduler,
+            builder.retrySchedule,
+            builder.deliveryTimeout,
+            builder.retriesOnSimulatorClock);
     CrcCheck crc = new CrcCheck(client, hmac, builder.crcTimeout);
     this.api =
         new Api(
@@ -264,7 +270,8 @@ public final class PlatformSimulator implements AutoCloseable {
 
   /**
    * Moves the simulator's clock forward, then runs, synchronously, the periodic check of every
-   * webhook whose check has come due (one re-check interval after its last check).
+   * webhook whose check has come due (one re-check interval after its last check). With {@link
+   * Builder#retriesOnSimulatorClock(boolean)}, it also starts the delivery retries that came due.
    */
   public void advance(Duration by) {
     Objects.requireNonNull(by, "by");
@@ -272,6 +279,7 @@ public final class PlatformSimulator implements AutoCloseable {
       throw new IllegalArgumentException("by must not be negative but was " + by);
     }
     clock.advance(by);
+    deliveries.runDueRetries();
     Instant now = clock.now();
     List<Webhook> due = new ArrayList<>();
     for (Webhook webhook : api.webhooks()) {
@@ -353,6 +361,7 @@ public final class PlatformSimulator implements AutoCloseable {
     private List<Duration> retrySchedule =
         List.of(Duration.ofSeconds(3), Duration.ofSeconds(27), Duration.ofSeconds(242));
     private Duration deliveryTimeout = Duration.ofSeconds(3);
+    private boolean retriesOnSimulatorClock;
     private Clock clock = Clock.systemUTC();
     private ResponseStyle responseStyle = ResponseStyle.CURRENT;
     private int rateLimit = 450;
@@ -451,6 +460,18 @@ public final class PlatformSimulator implements AutoCloseable {
         }
       }
       this.retrySchedule = List.copyOf(retrySchedule);
+      return this;
+    }
+
+    /**
+     * Whether a failed delivery's retries wait on the simulator's clock instead of real timers: a
+     * retry then starts only when {@link PlatformSimulator#advance} moves the clock past its wait,
+     * so a test steps through the retry schedule exactly, without sleeping. Default false (real
+     * timers, for the CLI and the demo). Until its retries ran, a delivery is still in flight for
+     * {@link PlatformSimulator#awaitIdle}.
+     */
+    public Builder retriesOnSimulatorClock(boolean retriesOnSimulatorClock) {
+      this.retriesOnSimulatorClock = retriesOnSimulatorClock;
       return this;
     }
 

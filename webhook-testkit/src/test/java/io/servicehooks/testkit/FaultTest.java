@@ -3,13 +3,18 @@ package io.servicehooks.testkit;
 import static io.servicehooks.testkit.PlatformClient.json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -18,10 +23,10 @@ final class FaultTest {
   private final PlatformSimulator simulator =
       PlatformSimulator.builder().localMode(true).build().start();
   private final PlatformClient client = new PlatformClient(simulator);
-  private final TestConsumer consumer;
+  private final ConsumerStub consumer;
 
   FaultTest() throws IOException {
-    consumer = new TestConsumer(simulator.consumerSecret());
+    consumer = ConsumerStub.start(simulator.consumerSecret());
   }
 
   @AfterEach
@@ -80,7 +85,7 @@ final class FaultTest {
   @Test
   void delay_clientTimesOut_callStillApplied() {
     client.bearer();
-    simulator.enqueueFault(Fault.delay(Duration.ofSeconds(2)));
+    simulator.enqueueFault(Fault.delay(Duration.ofMinutes(5)));
 
     assertThatThrownBy(
             () ->
@@ -89,12 +94,31 @@ final class FaultTest {
                     "/2/webhooks",
                     "{\"url\":\"" + consumer.url() + "\"}",
                     "Bearer " + client.bearer(),
-                    Duration.ofMillis(300)))
+                    Duration.ofSeconds(1)))
         .isInstanceOf(UncheckedIOException.class)
         .hasCauseInstanceOf(HttpTimeoutException.class);
     assertThat(
             json(client.call("GET", "/2/webhooks", null)).get("meta").get("result_count").asInt())
         .isEqualTo(1);
+  }
+
+  @Test
+  void delay_callArrivingWhileTheDelayedCallApplies_servedOnlyAfterTheApply() throws Exception {
+    client.bearer();
+    simulator.enqueueFault(Fault.delay(Duration.ofMinutes(5)));
+    consumer.holdCrcAnswersUntil(2); // the create's CRC check waits for a second check
+    CompletableFuture.runAsync(() -> client.createWebhook(consumer.url())).exceptionally(e -> null);
+    await().until(() -> consumer.crcRequests() == 1);
+
+    CompletableFuture<HttpResponse<String>> list =
+        CompletableFuture.supplyAsync(() -> client.call("GET", "/2/webhooks", null));
+    // A second check releases the held one, so the create completes its apply.
+    HttpClient.newHttpClient()
+        .send(
+            HttpRequest.newBuilder(URI.create(consumer.url() + "?crc_token=release")).build(),
+            HttpResponse.BodyHandlers.discarding());
+
+    assertThat(json(list.get()).get("meta").get("result_count").asInt()).isEqualTo(1);
   }
 
   @Test

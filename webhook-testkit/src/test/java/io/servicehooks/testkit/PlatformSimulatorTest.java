@@ -104,14 +104,14 @@ final class PlatformSimulatorTest {
                 .retrySchedule(List.of(Duration.ofMillis(10)))
                 .build()
                 .start();
-        TestConsumer consumer = new TestConsumer("consumer-secret-2")) {
+        ConsumerStub consumer = ConsumerStub.start("consumer-secret-2")) {
       PlatformClient client = new PlatformClient(simulator);
       String token = client.bearer();
       String id = client.register(consumer.url());
       consumer.answerDeliveriesWith(500);
       simulator.deliver(Events.postCreate("1", "2", "x"));
       simulator.awaitIdle(Duration.ofSeconds(5));
-      consumer.crc(TestConsumer.Crc.WRONG_TOKEN);
+      consumer.crcAnswer(ConsumerStub.CrcAnswer.WRONG_TOKEN);
       client.call("PUT", "/2/webhooks/" + id, null);
       simulator.enqueueFault(Fault.serverError(500));
       client.call("GET", "/2/webhooks", null);

@@ -21,16 +21,15 @@ final class RecheckTest {
       PlatformSimulator.builder()
           .localMode(true)
           .clock(Clock.fixed(START, ZoneOffset.UTC))
-          .crcTimeout(Duration.ofMillis(500))
           .retrySchedule(List.of())
           .build()
           .start();
   private final PlatformClient client = new PlatformClient(simulator);
-  private final TestConsumer consumer;
+  private final ConsumerStub consumer;
   private final String webhookId;
 
   RecheckTest() throws IOException {
-    consumer = new TestConsumer(simulator.consumerSecret());
+    consumer = ConsumerStub.start(simulator.consumerSecret());
     webhookId = client.register(consumer.url());
   }
 
@@ -69,28 +68,28 @@ final class RecheckTest {
 
   @Test
   void recheck_failsThenPutPasses_deliveriesStopAndResume() {
-    consumer.crc(TestConsumer.Crc.WRONG_TOKEN);
+    consumer.crcAnswer(ConsumerStub.CrcAnswer.WRONG_TOKEN);
     simulator.advance(Duration.ofHours(1));
 
     assertThat(valid()).isFalse();
     assertThat(simulator.deliver(Events.postCreate("1", "2", "lost"))).isZero();
     assertThat(simulator.awaitIdle(Duration.ofSeconds(1))).isTrue();
-    assertThat(consumer.received()).isEmpty();
+    assertThat(consumer.deliveries()).isEmpty();
     assertThat(simulator.attempts()).isEmpty();
 
-    consumer.crc(TestConsumer.Crc.CORRECT);
+    consumer.crcAnswer(ConsumerStub.CrcAnswer.CORRECT);
     assertThat(client.call("PUT", "/2/webhooks/" + webhookId, null).body())
         .isEqualTo("{\"data\":{\"valid\":true}}");
     String body = Events.postCreate("1", "3", "back");
     assertThat(simulator.deliver(body)).isEqualTo(1);
 
-    await().until(() -> consumer.receivedBodies().equals(List.of(body)));
+    await().until(() -> consumer.deliveryBodies().equals(List.of(body)));
     assertThat(valid()).isTrue();
   }
 
   @Test
   void runScheduledChecks_serverError_invalid() {
-    consumer.crc(TestConsumer.Crc.SERVER_ERROR);
+    consumer.crcAnswer(ConsumerStub.CrcAnswer.SERVER_ERROR);
 
     simulator.runScheduledChecks();
 
@@ -99,7 +98,7 @@ final class RecheckTest {
 
   @Test
   void runScheduledChecks_redirect_invalid() {
-    consumer.crc(TestConsumer.Crc.REDIRECT);
+    consumer.crcAnswer(ConsumerStub.CrcAnswer.REDIRECT);
 
     simulator.runScheduledChecks();
 
@@ -107,19 +106,31 @@ final class RecheckTest {
   }
 
   @Test
-  void runScheduledChecks_timeout_invalid() {
-    consumer.crc(TestConsumer.Crc.HANG);
+  void runScheduledChecks_timeout_invalid() throws IOException {
+    // A short CRC time-out only here, where the consumer never answers, so it always fires.
+    try (PlatformSimulator impatient =
+            PlatformSimulator.builder()
+                .localMode(true)
+                .clock(Clock.fixed(START, ZoneOffset.UTC))
+                .crcTimeout(Duration.ofMillis(500))
+                .build()
+                .start();
+        ConsumerStub hanging = ConsumerStub.start(impatient.consumerSecret())) {
+      PlatformClient impatientClient = new PlatformClient(impatient);
+      impatientClient.register(hanging.url());
+      hanging.crcAnswer(ConsumerStub.CrcAnswer.HANG);
 
-    simulator.runScheduledChecks();
+      impatient.runScheduledChecks();
 
-    assertThat(valid()).isFalse();
+      assertThat(valid(impatientClient)).isFalse();
+    }
   }
 
   @Test
   void recheck_invalidThenPassingCheck_validAgain() {
-    consumer.crc(TestConsumer.Crc.WRONG_TOKEN);
+    consumer.crcAnswer(ConsumerStub.CrcAnswer.WRONG_TOKEN);
     simulator.runScheduledChecks();
-    consumer.crc(TestConsumer.Crc.CORRECT);
+    consumer.crcAnswer(ConsumerStub.CrcAnswer.CORRECT);
 
     simulator.advance(Duration.ofHours(1));
 
@@ -134,9 +145,9 @@ final class RecheckTest {
                 .recheckEvery(Duration.ofMillis(100))
                 .build()
                 .start();
-        TestConsumer other = new TestConsumer(background.consumerSecret())) {
+        ConsumerStub other = ConsumerStub.start(background.consumerSecret())) {
       new PlatformClient(background).register(other.url());
-      other.crc(TestConsumer.Crc.WRONG_TOKEN);
+      other.crcAnswer(ConsumerStub.CrcAnswer.WRONG_TOKEN);
 
       await().atMost(Duration.ofSeconds(5)).until(() -> background.deliver("{}") == 0);
       assertThat(other.crcRequests()).isGreaterThanOrEqualTo(2);
@@ -144,6 +155,10 @@ final class RecheckTest {
   }
 
   private boolean valid() {
+    return valid(client);
+  }
+
+  private static boolean valid(PlatformClient client) {
     return json(client.call("GET", "/2/webhooks", null))
         .get("data")
         .get(0)

@@ -28,15 +28,16 @@ final class ReplayTest {
           // replay.
           .clock(Clock.fixed(Instant.parse("2026-05-01T12:00:30Z"), ZoneOffset.UTC))
           .retrySchedule(List.of(Duration.ofMillis(50)))
-          .deliveryTimeout(Duration.ofMillis(500))
+          // Generous: no test here waits for it, and a held delivery is released explicitly.
+          .deliveryTimeout(Duration.ofSeconds(10))
           .build()
           .start();
   private final PlatformClient client = new PlatformClient(simulator);
-  private final TestConsumer consumer;
+  private final ConsumerStub consumer;
   private final String webhookId;
 
   ReplayTest() throws IOException {
-    consumer = new TestConsumer(simulator.consumerSecret());
+    consumer = ConsumerStub.start(simulator.consumerSecret());
     webhookId = client.register(consumer.url());
   }
 
@@ -52,7 +53,7 @@ final class ReplayTest {
     String second = Events.accountFavorite("1", "fav", "10");
     simulator.deliver(first);
     simulator.deliver(second);
-    await().until(() -> consumer.received().size() == 2);
+    await().until(() -> consumer.deliveries().size() == 2);
 
     HttpResponse<String> response =
         replay(simulator.now().minus(Duration.ofHours(1)), simulator.now());
@@ -61,11 +62,11 @@ final class ReplayTest {
     String jobId = json(response).get("data").get("job_id").asText();
     assertThat(jobId).matches("[0-9]+");
     assertThat(json(response).get("data").has("created_at")).isTrue();
-    await().until(() -> consumer.received().size() == 5);
-    assertThat(consumer.receivedBodies().subList(2, 4)).containsExactly(first, second);
+    await().until(() -> consumer.deliveries().size() == 5);
+    assertThat(consumer.deliveryBodies().subList(2, 4)).containsExactly(first, second);
     JsonNode status =
         PlatformClient.MAPPER
-            .valueToTree(readTree(consumer.receivedBodies().get(4)))
+            .valueToTree(readTree(consumer.deliveryBodies().get(4)))
             .get("replay_job_status");
     assertThat(status.get("webhook_id").asText()).isEqualTo(webhookId);
     assertThat(status.get("job_id").asText()).isEqualTo(jobId);
@@ -82,7 +83,7 @@ final class ReplayTest {
     replay(simulator.now(), simulator.now());
 
     assertThat(simulator.awaitIdle(Duration.ofSeconds(5))).isTrue();
-    String last = consumer.receivedBodies().get(consumer.received().size() - 1);
+    String last = consumer.deliveryBodies().get(consumer.deliveries().size() - 1);
     assertThat(readTree(last).get("replay_job_status").get("job_state").asText())
         .isEqualTo("Incomplete");
   }
@@ -94,25 +95,26 @@ final class ReplayTest {
     simulator.advance(Duration.ofHours(2));
     String recent = Events.postCreate("1", "11", "recent");
     simulator.deliver(recent);
-    await().until(() -> consumer.received().size() == 2);
+    await().until(() -> consumer.deliveries().size() == 2);
 
     replay(simulator.now().minus(Duration.ofMinutes(30)), simulator.now());
 
-    await().until(() -> consumer.received().size() == 4);
-    assertThat(consumer.receivedBodies().get(2)).isEqualTo(recent);
-    assertThat(consumer.receivedBodies().get(3)).contains("replay_job_status");
+    await().until(() -> consumer.deliveries().size() == 4);
+    assertThat(consumer.deliveryBodies().get(2)).isEqualTo(recent);
+    assertThat(consumer.deliveryBodies().get(3)).contains("replay_job_status");
   }
 
   @Test
   void replay_whileJobRuns_replayConflictError() {
     simulator.deliver(Events.postCreate("1", "10", "one"));
     assertThat(simulator.awaitIdle(Duration.ofSeconds(5))).isTrue();
-    consumer.hangDeliveries(1);
+    consumer.holdDeliveries(1);
     assertThat(replay(simulator.now(), simulator.now()).statusCode()).isEqualTo(200);
 
     WebhookApiTest.assertInvalidRequest(
         replay(simulator.now(), simulator.now()), "ReplayConflictError");
 
+    consumer.releaseDeliveries(); // the job cannot finish before this, however slow the machine
     assertThat(simulator.awaitIdle(Duration.ofSeconds(10))).isTrue();
     assertThat(replay(simulator.now(), simulator.now()).statusCode()).isEqualTo(200);
   }

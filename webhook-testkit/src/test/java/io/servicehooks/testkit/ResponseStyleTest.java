@@ -19,10 +19,10 @@ final class ResponseStyleTest {
   private final PlatformSimulator simulator =
       PlatformSimulator.builder().localMode(true).build().start();
   private final PlatformClient client = new PlatformClient(simulator);
-  private final TestConsumer consumer;
+  private final ConsumerStub consumer;
 
   ResponseStyleTest() throws IOException {
-    consumer = new TestConsumer(simulator.consumerSecret());
+    consumer = ConsumerStub.start(simulator.consumerSecret());
     simulator.responseStyle(ResponseStyle.LEGACY);
   }
 
@@ -53,7 +53,7 @@ final class ResponseStyleTest {
   @Test
   void legacyRevalidate_crcFails_crcValidationFailed() {
     String id = client.register(consumer.url());
-    consumer.crc(TestConsumer.Crc.WRONG_TOKEN);
+    consumer.crcAnswer(ConsumerStub.CrcAnswer.WRONG_TOKEN);
 
     WebhookApiTest.assertInvalidRequest(
         client.call("PUT", "/2/webhooks/" + id, null), "CrcValidationFailed");

@@ -11,12 +11,12 @@ import org.junit.jupiter.api.Test;
 /** Keeps the example of {@link PlatformSimulator}'s Javadoc compiling and passing. */
 final class UsageExampleTest {
 
-  private final TestConsumer consumer;
+  private final ConsumerStub consumer;
   private final String consumerUrl;
   private PlatformClient registrar;
 
   UsageExampleTest() throws IOException {
-    consumer = new TestConsumer("DemoApiSecret4servicehooksNotForProduction");
+    consumer = ConsumerStub.start("DemoApiSecret4servicehooksNotForProduction");
     consumerUrl = consumer.url();
   }
 

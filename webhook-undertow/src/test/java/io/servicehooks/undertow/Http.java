@@ -1,5 +1,6 @@
 package io.servicehooks.undertow;
 
+import io.servicehooks.testkit.TestSigner;
 import java.io.ByteArrayInputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -7,12 +8,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Base64;
 import java.util.concurrent.CompletableFuture;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 
-/** A real java.net.http client and an HMAC computed with the JDK, independent of the core. */
+/** A real java.net.http client and the testkit's signer, independent of the core. */
 final class Http {
 
   static final HttpClient CLIENT =
@@ -24,17 +22,11 @@ final class Http {
   private Http() {}
 
   static String hmac(String secret, byte[] message) {
-    try {
-      Mac mac = Mac.getInstance("HmacSHA256");
-      mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
-      return "sha256=" + Base64.getEncoder().encodeToString(mac.doFinal(message));
-    } catch (Exception e) {
-      throw new AssertionError(e);
-    }
+    return TestSigner.sign(secret, message);
   }
 
   static String hmac(String secret, String message) {
-    return hmac(secret, message.getBytes(StandardCharsets.UTF_8));
+    return TestSigner.sign(secret, message);
   }
 
   static HttpResponse<String> get(URI uri) throws Exception {
