@@ -1,8 +1,8 @@
 package io.servicehooks.spring;
 
 import io.servicehooks.core.Acknowledgement;
-import io.servicehooks.core.WebhookConsumer;
 import io.servicehooks.core.Deduplicator;
+import io.servicehooks.core.WebhookConsumer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
