@@ -1,11 +1,11 @@
 package io.servicehooks.core;
 
+import io.servicehooks.testkit.TestSigner;
 import java.nio.charset.StandardCharsets;
-import java.util.Base64;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 
-/** Bodies and an HMAC computed with the JDK directly, independent of the code under test. */
+/**
+ * Bodies and signatures from the testkit's {@link TestSigner}, independent of the code under test.
+ */
 final class Fixtures {
 
   static final String SECRET = "consumer-secret-current";
@@ -26,15 +26,7 @@ final class Fixtures {
   }
 
   static String hmac(String secret, String message) {
-    try {
-      Mac mac = Mac.getInstance("HmacSHA256");
-      mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
-      return "sha256="
-          + Base64.getEncoder()
-              .encodeToString(mac.doFinal(message.getBytes(StandardCharsets.UTF_8)));
-    } catch (Exception e) {
-      throw new AssertionError(e);
-    }
+    return TestSigner.sign(secret, message);
   }
 
   static WebhookRequest signed(String secret, String json) {

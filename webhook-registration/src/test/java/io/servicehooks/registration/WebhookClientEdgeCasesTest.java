@@ -8,6 +8,7 @@ import com.sun.net.httpserver.HttpServer;
 import io.servicehooks.registration.WebhookApiException.Reason;
 import io.servicehooks.testkit.Fault;
 import io.servicehooks.testkit.PlatformSimulator;
+import io.servicehooks.testkit.TestSigner;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.ConnectException;
@@ -16,7 +17,6 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -24,7 +24,6 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -33,8 +32,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.ThrowingSupplier;
@@ -388,18 +385,7 @@ final class WebhookClientEdgeCasesTest {
       respond(exchange, 400, "{}");
       return;
     }
-    respond(exchange, 200, "{\"response_token\":\"sha256=" + hmac(consumerSecret, token) + "\"}");
-  }
-
-  private static String hmac(String key, String message) {
-    try {
-      Mac mac = Mac.getInstance("HmacSHA256");
-      mac.init(new SecretKeySpec(key.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
-      return Base64.getEncoder()
-          .encodeToString(mac.doFinal(message.getBytes(StandardCharsets.UTF_8)));
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException(e);
-    }
+    respond(exchange, 200, TestSigner.crcResponse(consumerSecret, token));
   }
 
   private static void rateLimited(HttpExchange exchange, String header, String value)

@@ -14,12 +14,13 @@ import io.servicehooks.core.WebhookEvent;
 import io.servicehooks.core.WebhookListener;
 import io.servicehooks.core.WebhookRequest;
 import io.servicehooks.core.WebhookResponse;
-import io.servicehooks.core.WebhookSigner;
 import io.servicehooks.registration.WebhookClient;
+import io.servicehooks.testkit.TestSigner;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.ServerSocket;
 import java.net.URL;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.Enumeration;
@@ -214,12 +215,10 @@ final class WebhookAutoConfigurationTest {
               // The first secret signs CRC answers, the second is still accepted on deliveries.
               WebhookResponse crc = consumer.handle(WebhookRequest.get("crc_token=abc")).join();
               assertThat(crc.bodyAsString())
-                  .contains(WebhookSigner.crcResponseToken("current-secret", "abc"));
+                  .isEqualTo(TestSigner.crcResponse("current-secret", "abc"));
               assertThat(
                       consumer
-                          .handle(
-                              WebhookSigner.signedDelivery(
-                                  "previous-secret", Bodies.post("1", "hi")))
+                          .handle(signedDelivery("previous-secret", Bodies.post("1", "hi")))
                           .join()
                           .status())
                   .isEqualTo(200);
@@ -287,8 +286,7 @@ final class WebhookAutoConfigurationTest {
             context -> {
               WebhookConsumer consumer = context.getBean(WebhookConsumer.class);
               String body = Bodies.activity("e-1", "PostCreateEvent", "{\"id\":\"9\"}");
-              assertThat(
-                      consumer.handle(WebhookSigner.signedDelivery(SECRET, body)).join().status())
+              assertThat(consumer.handle(signedDelivery(SECRET, body)).join().status())
                   .isEqualTo(200);
               assertThat(seen).containsExactly("e-1");
             });
@@ -626,8 +624,14 @@ final class WebhookAutoConfigurationTest {
   }
 
   private static void deliver(WebhookConsumer consumer, String body) {
-    WebhookResponse response = consumer.handle(WebhookSigner.signedDelivery(SECRET, body)).join();
+    WebhookResponse response = consumer.handle(signedDelivery(SECRET, body)).join();
     assertThat(response.status()).as(response.bodyAsString()).isEqualTo(200);
+  }
+
+  /** A delivery of {@code json} signed by the testkit, not by the core under test. */
+  private static WebhookRequest signedDelivery(String consumerSecret, String json) {
+    return WebhookRequest.post(
+        TestSigner.sign(consumerSecret, json), json.getBytes(StandardCharsets.UTF_8));
   }
 
   /** Delivery bodies in the activity envelope. */

@@ -14,6 +14,7 @@ import io.servicehooks.registration.Webhook;
 import io.servicehooks.testkit.DeliveryAttempt;
 import io.servicehooks.testkit.Events;
 import io.servicehooks.testkit.PlatformSimulator;
+import io.servicehooks.testkit.TestSigner;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -26,12 +27,9 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -162,12 +160,9 @@ final class WebhookEndpointTest {
     HttpResponse<String> response =
         send(HttpRequest.newBuilder(endpoint("?crc_token=" + token + "&nonce=n1")).GET());
 
-    String expected =
-        "sha256="
-            + Base64.getEncoder().encodeToString(hmacSha256(platform.consumerSecret(), token));
     assertThat(response.statusCode()).isEqualTo(200);
     assertThat(response.headers().firstValue("Content-Type")).hasValue("application/json");
-    assertThat(response.body()).isEqualTo("{\"response_token\":\"" + expected + "\"}");
+    assertThat(response.body()).isEqualTo(TestSigner.crcResponse(platform.consumerSecret(), token));
     assertThat(meters.get("webhook.crc").tag("outcome", "answered").counter().count())
         .isGreaterThanOrEqualTo(1.0);
   }
@@ -183,8 +178,7 @@ final class WebhookEndpointTest {
   @Test
   void delivery_badSignature_answers401ExactlyAsTheCore() throws Exception {
     byte[] body = Events.postCreate(USER, "2", "forged").getBytes(StandardCharsets.UTF_8);
-    String signature =
-        "sha256=" + Base64.getEncoder().encodeToString(hmacSha256("not-the-secret", body));
+    String signature = TestSigner.sign("not-the-secret", body);
     HttpResponse<String> response =
         send(post(body).header(WebhookRequest.SIGNATURE_HEADER, signature));
 
@@ -205,8 +199,7 @@ final class WebhookEndpointTest {
   void delivery_overMaxBodySize_answers413ExactlyAsTheCore() throws Exception {
     byte[] body = new byte[64 * 1024 + 1];
     Arrays.fill(body, (byte) ' ');
-    String signature =
-        "sha256=" + Base64.getEncoder().encodeToString(hmacSha256(platform.consumerSecret(), body));
+    String signature = TestSigner.sign(platform.consumerSecret(), body);
     HttpResponse<String> response =
         send(post(body).header(WebhookRequest.SIGNATURE_HEADER, signature));
 
@@ -273,16 +266,6 @@ final class WebhookEndpointTest {
     assertThat(response.statusCode()).isEqualTo(core.status());
     assertThat(response.body()).isEqualTo(core.bodyAsString());
     assertThat(response.headers().firstValue("Content-Type")).hasValue(core.contentType());
-  }
-
-  private static byte[] hmacSha256(String key, String message) throws Exception {
-    return hmacSha256(key, message.getBytes(StandardCharsets.UTF_8));
-  }
-
-  private static byte[] hmacSha256(String key, byte[] message) throws Exception {
-    Mac mac = Mac.getInstance("HmacSHA256");
-    mac.init(new SecretKeySpec(key.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
-    return mac.doFinal(message);
   }
 
   // ---- the application --------------------------------------------------------------------------

@@ -3,6 +3,7 @@ package io.servicehooks.samples;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.servicehooks.testkit.TestSigner;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -80,8 +81,7 @@ final class ConsumerJarIT {
       HttpResponse<String> r =
           CLIENT.send(
               HttpRequest.newBuilder(URI.create(base + "/webhooks"))
-                  .header(
-                      "X-Service-Webhooks-Signature", StandaloneConsumerTest.hmac("older", json))
+                  .header("X-Service-Webhooks-Signature", TestSigner.sign("older", json))
                   .POST(HttpRequest.BodyPublishers.ofString(json))
                   .build(),
               HttpResponse.BodyHandlers.ofString());

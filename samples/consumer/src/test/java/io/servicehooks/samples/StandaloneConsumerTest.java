@@ -5,15 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import io.servicehooks.testkit.TestSigner;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.util.Base64;
 import java.util.List;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
@@ -42,7 +39,7 @@ final class StandaloneConsumerTest {
       HttpResponse<String> delivered =
           CLIENT.send(
               HttpRequest.newBuilder(URI.create(base + "/webhooks"))
-                  .header("x-service-webhooks-signature", hmac("sec", json))
+                  .header("x-service-webhooks-signature", TestSigner.sign("sec", json))
                   .POST(HttpRequest.BodyPublishers.ofString(json))
                   .build(),
               HttpResponse.BodyHandlers.ofString());
@@ -63,12 +60,5 @@ final class StandaloneConsumerTest {
           .extracting(ILoggingEvent::getFormattedMessage)
           .contains("Handled post.create event 42");
     }
-  }
-
-  static String hmac(String secret, String body) throws Exception {
-    Mac mac = Mac.getInstance("HmacSHA256");
-    mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
-    return "sha256="
-        + Base64.getEncoder().encodeToString(mac.doFinal(body.getBytes(StandardCharsets.UTF_8)));
   }
 }

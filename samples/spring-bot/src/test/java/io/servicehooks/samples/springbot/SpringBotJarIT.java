@@ -3,6 +3,7 @@ package io.servicehooks.samples.springbot;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.servicehooks.testkit.TestSigner;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -12,13 +13,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -82,8 +80,7 @@ final class SpringBotJarIT {
         send(HttpRequest.newBuilder(url("/webhooks?crc_token=Tok-42")).GET());
     assertThat(response.statusCode()).isEqualTo(200);
     assertThat(response.headers().firstValue("Content-Type")).hasValue("application/json");
-    assertThat(response.body())
-        .isEqualTo("{\"response_token\":\"sha256=" + hmac(SECRET, "Tok-42") + "\"}");
+    assertThat(response.body()).isEqualTo(TestSigner.crcResponse(SECRET, "Tok-42"));
     assertThat(send(HttpRequest.newBuilder(url("/actuator/prometheus")).GET()).body())
         .contains("webhook_crc_total{outcome=\"answered\"}");
   }
@@ -146,7 +143,7 @@ final class SpringBotJarIT {
     return send(
         HttpRequest.newBuilder(url("/webhooks"))
             .header("Content-Type", "application/json")
-            .header("x-service-webhooks-signature", "sha256=" + hmac(secret, bytes))
+            .header("x-service-webhooks-signature", TestSigner.sign(secret, bytes))
             .POST(HttpRequest.BodyPublishers.ofByteArray(bytes)));
   }
 
@@ -168,16 +165,6 @@ final class SpringBotJarIT {
         + "\",\"filter\":{\"user_id\":\"2244994945\"},\"payload\":"
         + payload
         + "}}";
-  }
-
-  private static String hmac(String key, String message) throws Exception {
-    return hmac(key, message.getBytes(StandardCharsets.UTF_8));
-  }
-
-  private static String hmac(String key, byte[] message) throws Exception {
-    Mac mac = Mac.getInstance("HmacSHA256");
-    mac.init(new SecretKeySpec(key.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
-    return Base64.getEncoder().encodeToString(mac.doFinal(message));
   }
 
   private static Integer startedPort() throws IOException {
