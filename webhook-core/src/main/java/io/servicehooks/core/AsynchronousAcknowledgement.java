@@ -63,7 +63,13 @@ final class AsynchronousAcknowledgement implements AcknowledgementMode {
     List<WebhookEvent> owned = new ArrayList<>();
     List<DedupGate.Claim> claims = new ArrayList<>();
     for (WebhookEvent event : events) {
-      DedupGate.Claim claim = gate.claim(event);
+      DedupGate.Claim claim;
+      try {
+        claim = gate.claim(event);
+      } catch (RuntimeException | Error unexpected) {
+        gate.releaseAll(claims); // claims taken so far must not stay open
+        throw unexpected;
+      }
       switch (claim.kind()) {
         case OWNER:
           owned.add(event);
@@ -84,7 +90,7 @@ final class AsynchronousAcknowledgement implements AcknowledgementMode {
         queue.execute(new QueuedDelivery(owned, claims));
         tally.handled.addAndGet(owned.size());
       } catch (RejectedExecutionException full) {
-        claims.forEach(gate::failed);
+        gate.releaseAll(claims);
         String reason = closed.get() ? "shutting_down" : "queue_full";
         return answers.done(
             Answers.reject(503, "rejected", reason, "delivery queue is full, retry later"), start);
@@ -141,17 +147,16 @@ final class AsynchronousAcknowledgement implements AcknowledgementMode {
 
     @Override
     public void run() {
-      for (int i = 0; i < events.size(); i++) {
-        if (dispatcher.dispatch(events.get(i))) {
-          gate.succeeded(claims.get(i));
-        } else {
-          gate.failed(claims.get(i));
-        }
+      try {
+        gate.runOwned(events, claims, dispatcher::dispatch);
+      } catch (RuntimeException storeFailure) {
+        // Every claim ended; the platform was answered long ago, so the log is all that is left.
+        log.error("Dedup store failed after a queued delivery ran", storeFailure);
       }
     }
 
     void abandon() {
-      claims.forEach(gate::failed);
+      gate.releaseAll(claims);
     }
   }
 }

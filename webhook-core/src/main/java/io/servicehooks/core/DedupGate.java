@@ -1,10 +1,12 @@
 package io.servicehooks.core;
 
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,7 +67,7 @@ final class DedupGate {
     boolean owned;
     try {
       owned = store.tryClaim(key);
-    } catch (RuntimeException storeFailure) {
+    } catch (RuntimeException | Error storeFailure) {
       running.remove(key, mine);
       mine.complete(false);
       throw storeFailure;
@@ -95,6 +97,71 @@ final class DedupGate {
     } finally {
       running.remove(claim.key(), claim.original());
       claim.original().complete(false);
+    }
+  }
+
+  /**
+   * Runs each owned event through {@code dispatch} and ends its claim, whatever is thrown: the
+   * claim is the only thing that lets later copies of the event go, so none may stay open. A store
+   * failure on one item does not stop the others; the first is rethrown once every claim ended. A
+   * {@link VirtualMachineError} (from a listener or its error handler) stops the listeners, the
+   * claims not yet ended are released, and it propagates.
+   *
+   * @return how many events' listeners succeeded
+   */
+  int runOwned(List<WebhookEvent> events, List<Claim> claims, Predicate<WebhookEvent> dispatch) {
+    int succeeded = 0;
+    RuntimeException storeFailure = null;
+    for (int i = 0; i < events.size(); i++) {
+      boolean ok;
+      try {
+        ok = dispatch.test(events.get(i));
+      } catch (RuntimeException | Error fatal) {
+        releaseAll(claims.subList(i, claims.size()));
+        throw fatal;
+      }
+      try {
+        if (ok) {
+          succeeded(claims.get(i));
+          succeeded++;
+        } else {
+          failed(claims.get(i));
+        }
+      } catch (RuntimeException failure) {
+        if (storeFailure == null) {
+          storeFailure = failure;
+        } else {
+          storeFailure.addSuppressed(failure);
+        }
+      } catch (Error fatal) {
+        releaseAll(claims.subList(i + 1, claims.size()));
+        throw fatal;
+      }
+    }
+    if (storeFailure != null) {
+      throw storeFailure;
+    }
+    return succeeded;
+  }
+
+  /**
+   * Releases every claim, going on past a store that throws (logged); each in-process claim ends
+   * whatever the store does. A {@link VirtualMachineError} is rethrown once all were tried.
+   */
+  void releaseAll(List<Claim> claims) {
+    VirtualMachineError fatal = null;
+    for (Claim claim : claims) {
+      try {
+        failed(claim);
+      } catch (RuntimeException | Error storeFailure) {
+        log.error("Dedup store failed to release a claim", storeFailure);
+        if (storeFailure instanceof VirtualMachineError vmError && fatal == null) {
+          fatal = vmError;
+        }
+      }
+    }
+    if (fatal != null) {
+      throw fatal;
     }
   }
 

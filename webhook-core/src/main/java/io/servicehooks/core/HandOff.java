@@ -43,7 +43,7 @@ final class HandOff {
             }
           });
     } catch (RejectedExecutionException busy) {
-      claims.forEach(gate::failed);
+      gate.releaseAll(claims);
       return answers.done(
           Answers.reject(503, "rejected", "busy", "no thread free to run listeners, retry later"),
           start);

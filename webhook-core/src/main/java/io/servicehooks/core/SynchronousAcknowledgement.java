@@ -36,7 +36,13 @@ final class SynchronousAcknowledgement implements AcknowledgementMode {
     List<CompletableFuture<Boolean>> waiting = null;
     boolean listenersToRun = false;
     for (WebhookEvent event : events) {
-      DedupGate.Claim claim = gate.claim(event);
+      DedupGate.Claim claim;
+      try {
+        claim = gate.claim(event);
+      } catch (RuntimeException | Error unexpected) {
+        gate.releaseAll(claims); // claims taken so far must not stay open
+        throw unexpected;
+      }
       switch (claim.kind()) {
         case OWNER:
           owned.add(event);
@@ -81,17 +87,12 @@ final class SynchronousAcknowledgement implements AcknowledgementMode {
         claims);
   }
 
+  /** Ends every claim whatever is thrown; a store failure is rethrown after, answered 500. */
   private void runOwned(
       List<WebhookEvent> owned, List<DedupGate.Claim> claims, Answers.Tally tally) {
-    for (int i = 0; i < owned.size(); i++) {
-      if (dispatcher.dispatch(owned.get(i))) {
-        gate.succeeded(claims.get(i));
-        tally.handled.incrementAndGet();
-      } else {
-        gate.failed(claims.get(i));
-        tally.failed.incrementAndGet();
-      }
-    }
+    int handled = gate.runOwned(owned, claims, dispatcher::dispatch);
+    tally.handled.addAndGet(handled);
+    tally.failed.addAndGet(owned.size() - handled);
   }
 
   private CompletableFuture<WebhookResponse> finish(
