@@ -37,6 +37,7 @@ final class ConsumerSettings {
   int asyncThreads = WebhookConsumer.DEFAULT_ASYNC_THREADS;
   Duration drainTimeout = WebhookConsumer.DEFAULT_DRAIN_TIMEOUT;
   boolean listenersNonBlocking;
+  Duration inFlightWait = WebhookConsumer.DEFAULT_IN_FLIGHT_WAIT;
 
   void consumerSecrets(String... secrets) {
     Objects.requireNonNull(secrets, "secrets");
@@ -111,6 +112,14 @@ final class ConsumerSettings {
       throw new IllegalArgumentException("drainTimeout must not be negative, was " + drainTimeout);
     }
     this.drainTimeout = drainTimeout;
+  }
+
+  void inFlightWait(Duration wait) {
+    Objects.requireNonNull(wait, "inFlightWait");
+    if (wait.isNegative() || wait.isZero()) {
+      throw new IllegalArgumentException("inFlightWait must be positive, was " + wait);
+    }
+    this.inFlightWait = wait;
   }
 
   /** The store to use: the one given, or the in-memory default with the window and bound. */

@@ -1,9 +1,11 @@
 package io.servicehooks.core;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -44,8 +46,21 @@ final class DedupGate {
       new ConcurrentHashMap<>();
   private final AtomicInteger waiting = new AtomicInteger();
 
-  DedupGate(Deduplicator store) {
+  /** How a copy's wait on its in-flight original ended. */
+  enum Outcome {
+    /** The original's listeners succeeded. */
+    SUCCEEDED,
+    /** The original's listeners failed, or it was never run. */
+    FAILED,
+    /** The original was still running when the copy's wait ran out. */
+    STILL_RUNNING
+  }
+
+  private final long inFlightWaitNanos;
+
+  DedupGate(Deduplicator store, Duration inFlightWait) {
     this.store = store;
+    this.inFlightWaitNanos = inFlightWait.toNanos();
   }
 
   /** Claims the event; a store failure is logged and answered {@link Kind#STORE_FAILED}. */
@@ -167,16 +182,20 @@ final class DedupGate {
 
   /**
    * For a duplicate that waits on its {@link Kind#IN_FLIGHT} original: {@code then} applied to the
-   * original's outcome. The duplicate counts in {@link #waiting()} until the original ends.
+   * original's outcome, or to {@link Outcome#STILL_RUNNING} once the in-flight wait ran out, so no
+   * copy waits unbounded. The duplicate counts in {@link #waiting()} until one of them happens.
    */
-  <T> CompletableFuture<T> afterOriginal(Claim inFlight, Function<Boolean, T> then) {
+  <T> CompletableFuture<T> afterOriginal(Claim inFlight, Function<Outcome, T> then) {
     waiting.incrementAndGet();
+    // A dependent future, so the time-out never completes the original's own future.
     return inFlight
         .original()
+        .thenApply(succeeded -> succeeded ? Outcome.SUCCEEDED : Outcome.FAILED)
+        .completeOnTimeout(Outcome.STILL_RUNNING, inFlightWaitNanos, TimeUnit.NANOSECONDS)
         .thenApply(
-            succeeded -> {
+            outcome -> {
               waiting.decrementAndGet();
-              return then.apply(succeeded);
+              return then.apply(outcome);
             });
   }
 

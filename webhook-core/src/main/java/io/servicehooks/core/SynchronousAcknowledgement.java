@@ -33,7 +33,7 @@ final class SynchronousAcknowledgement implements AcknowledgementMode {
     Answers.Tally tally = new Answers.Tally();
     List<WebhookEvent> owned = new ArrayList<>(events.size());
     List<DedupGate.Claim> claims = new ArrayList<>(events.size());
-    List<CompletableFuture<Boolean>> waiting = null;
+    List<CompletableFuture<DedupGate.Outcome>> waiting = null;
     boolean listenersToRun = false;
     for (WebhookEvent event : events) {
       DedupGate.Claim claim;
@@ -60,10 +60,22 @@ final class SynchronousAcknowledgement implements AcknowledgementMode {
           waiting.add(
               gate.afterOriginal(
                   claim,
-                  succeeded -> {
-                    metrics.event(event.type(), succeeded ? "duplicate" : "failed");
-                    (succeeded ? tally.duplicates : tally.failed).incrementAndGet();
-                    return succeeded;
+                  outcome -> {
+                    switch (outcome) {
+                      case SUCCEEDED:
+                        metrics.event(event.type(), "duplicate");
+                        tally.duplicates.incrementAndGet();
+                        break;
+                      case FAILED:
+                        metrics.event(event.type(), "failed");
+                        tally.failed.incrementAndGet();
+                        break;
+                      case STILL_RUNNING:
+                        metrics.event(event.type(), "in_flight");
+                        tally.inFlight.incrementAndGet();
+                        break;
+                    }
+                    return outcome;
                   }));
           break;
         case STORE_FAILED:
@@ -72,7 +84,7 @@ final class SynchronousAcknowledgement implements AcknowledgementMode {
           break;
       }
     }
-    List<CompletableFuture<Boolean>> originals = waiting;
+    List<CompletableFuture<DedupGate.Outcome>> originals = waiting;
     if (executor == null || !listenersToRun) {
       runOwned(owned, claims, tally);
       return finish(tally, originals, start);
@@ -96,7 +108,7 @@ final class SynchronousAcknowledgement implements AcknowledgementMode {
   }
 
   private CompletableFuture<WebhookResponse> finish(
-      Answers.Tally tally, List<CompletableFuture<Boolean>> waiting, long start) {
+      Answers.Tally tally, List<CompletableFuture<DedupGate.Outcome>> waiting, long start) {
     if (waiting == null) {
       return answers.done(tally.answer(), start);
     }

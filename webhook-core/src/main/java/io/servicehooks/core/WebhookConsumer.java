@@ -37,7 +37,8 @@ import org.slf4j.LoggerFactory;
  *       missing, malformed or matches none of the consumer secrets; 400 when the verified body is
  *       not JSON of either payload family; 500 when a listener threw (the event's dedup claim is
  *       released, so the platform's retry runs it again); 503 when the asynchronous queue is full
- *       or the consumer is closing; otherwise 200.
+ *       or the consumer is closing; 503 {@code in_flight} with {@code Retry-After} when a copy of
+ *       an event still running here outwaited {@link Builder#inFlightWait}; otherwise 200.
  *   <li>Any other method: 405 with {@code Allow: GET, POST}.
  * </ul>
  *
@@ -71,6 +72,9 @@ public final class WebhookConsumer implements AutoCloseable {
   /** Default {@link Builder#drainTimeout}. */
   public static final Duration DEFAULT_DRAIN_TIMEOUT = Duration.ofSeconds(30);
 
+  /** Default {@link Builder#inFlightWait}: 5 s, well inside the platform's 10 s answer budget. */
+  public static final Duration DEFAULT_IN_FLIGHT_WAIT = Duration.ofSeconds(5);
+
   private static final Logger log = LoggerFactory.getLogger(WebhookConsumer.class);
   private static final WebhookResponse METHOD_NOT_ALLOWED =
       new WebhookResponse(
@@ -100,7 +104,7 @@ public final class WebhookConsumer implements AutoCloseable {
     EventTypeNames names = new EventTypeNames(s.aliases);
     this.parser = new PayloadParser(s.mapperOrDefault(), names);
     Deduplicator store = s.store();
-    DedupGate gate = new DedupGate(store);
+    DedupGate gate = new DedupGate(store, s.inFlightWait);
     this.storeMayBlock = store.mayBlock();
     this.metrics = s.metricsBinder.metrics(gate);
     if (store instanceof MeteredStore metered) {
@@ -361,6 +365,18 @@ public final class WebhookConsumer implements AutoCloseable {
     /** Asynchronous mode: how long {@link WebhookConsumer#close()} waits for the queue (30 s). */
     public Builder drainTimeout(Duration drainTimeout) {
       settings.drainTimeout(drainTimeout);
+      return this;
+    }
+
+    /**
+     * Synchronous mode: how long a copy of an event that is still running in this process waits for
+     * the original's outcome (default {@link WebhookConsumer#DEFAULT_IN_FLIGHT_WAIT}, 5 s). After
+     * that the copy is answered 503 {@code {"error":"in_flight",...}} with {@code Retry-After}, so
+     * the platform retries it instead of timing out; the original goes on. Keep it below the
+     * platform's 10 s answer budget.
+     */
+    public Builder inFlightWait(Duration wait) {
+      settings.inFlightWait(wait);
       return this;
     }
 
