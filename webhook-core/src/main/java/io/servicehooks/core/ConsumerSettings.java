@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,6 +39,8 @@ final class ConsumerSettings {
   Duration drainTimeout = WebhookConsumer.DEFAULT_DRAIN_TIMEOUT;
   boolean listenersNonBlocking;
   Duration inFlightWait = WebhookConsumer.DEFAULT_IN_FLIGHT_WAIT;
+  Duration queueingDeadline = WebhookConsumer.DEFAULT_QUEUEING_DEADLINE;
+  LongSupplier nanoTime = System::nanoTime;
 
   void consumerSecrets(String... secrets) {
     Objects.requireNonNull(secrets, "secrets");
@@ -120,6 +123,14 @@ final class ConsumerSettings {
       throw new IllegalArgumentException("inFlightWait must be positive, was " + wait);
     }
     this.inFlightWait = wait;
+  }
+
+  void queueingDeadline(Duration deadline) {
+    Objects.requireNonNull(deadline, "queueingDeadline");
+    if (deadline.isNegative() || deadline.isZero()) {
+      throw new IllegalArgumentException("queueingDeadline must be positive, was " + deadline);
+    }
+    this.queueingDeadline = deadline;
   }
 
   /** The store to use: the one given, or the in-memory default with the window and bound. */

@@ -75,6 +75,12 @@ public final class WebhookConsumer implements AutoCloseable {
   /** Default {@link Builder#inFlightWait}: 5 s, well inside the platform's 10 s answer budget. */
   public static final Duration DEFAULT_IN_FLIGHT_WAIT = Duration.ofSeconds(5);
 
+  /**
+   * Default {@link Builder#queueingDeadline}: 5 s, so a delivery refused for it is still answered
+   * inside the platform's 10 s budget.
+   */
+  public static final Duration DEFAULT_QUEUEING_DEADLINE = Duration.ofSeconds(5);
+
   private static final Logger log = LoggerFactory.getLogger(WebhookConsumer.class);
   private static final WebhookResponse METHOD_NOT_ALLOWED =
       new WebhookResponse(
@@ -113,7 +119,7 @@ public final class WebhookConsumer implements AutoCloseable {
     this.crc = new CrcResponder(verifier.current(), metrics);
     this.maxBodyBytes = s.maxBodyBytes;
     this.answers = new Answers(metrics);
-    this.handOff = new HandOff(gate, answers);
+    this.handOff = new HandOff(gate, answers, s.queueingDeadline, s.nanoTime);
     Dispatcher dispatcher = new Dispatcher(s.router(names), s.errorHandler, metrics);
     this.acknowledgement = s.acknowledgement;
     this.acknowledgementMode =
@@ -377,6 +383,25 @@ public final class WebhookConsumer implements AutoCloseable {
      */
     public Builder inFlightWait(Duration wait) {
       settings.inFlightWait(wait);
+      return this;
+    }
+
+    /**
+     * How long a delivery handed to the listener executor may wait there for a thread (default
+     * {@link WebhookConsumer#DEFAULT_QUEUEING_DEADLINE}, 5 s). One that starts later is not run: it
+     * is answered 503 {@code {"error":"busy",...}} with {@code Retry-After} and its claims are
+     * released, because the platform has given up on it or soon will, and its retry is answered by
+     * a less busy moment. Applies wherever an adapter hands work to an executor ({@link
+     * AdapterSupport#handle(WebhookRequest, Executor)}).
+     */
+    public Builder queueingDeadline(Duration deadline) {
+      settings.queueingDeadline(deadline);
+      return this;
+    }
+
+    /** Tests only: the clock the queueing deadline is read on, in nanoseconds. */
+    Builder nanoTime(java.util.function.LongSupplier nanoTime) {
+      settings.nanoTime = Objects.requireNonNull(nanoTime, "nanoTime");
       return this;
     }
 
