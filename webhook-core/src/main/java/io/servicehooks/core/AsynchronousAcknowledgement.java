@@ -17,8 +17,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Answers a delivery once the events it owns are on a bounded in-memory queue, which the consumer's
- * own threads drain through the {@link Dispatcher}. A full queue answers 503 and releases the
- * claims, so the platform's retry brings the events back.
+ * own (daemon) threads drain through the {@link Dispatcher}. A full queue answers 503 and releases
+ * the claims, so the platform's retry brings the events back. What this mode can lose is listed on
+ * {@link Acknowledgement#ASYNCHRONOUS}.
  */
 final class AsynchronousAcknowledgement implements AcknowledgementMode {
 
@@ -125,7 +126,10 @@ final class AsynchronousAcknowledgement implements AcknowledgementMode {
     AtomicInteger n = new AtomicInteger();
     return r -> {
       Thread t = new Thread(r, "servicehooks-listener-" + n.incrementAndGet());
-      t.setDaemon(false);
+      // Daemon: a listener that outlives close()'s drain (or ignores its interrupt) must not keep
+      // the JVM alive. What is still queued or running when the JVM exits is lost: see
+      // Acknowledgement.ASYNCHRONOUS.
+      t.setDaemon(true);
       return t;
     };
   }

@@ -230,7 +230,8 @@ public final class WebhookConsumer implements AutoCloseable {
   /**
    * Stops taking deliveries (they are answered 503) and, in asynchronous mode, lets the queue drain
    * for up to the configured drain time-out; events still queued after that are dropped and their
-   * dedup claims released. Idempotent.
+   * dedup claims released. Its listener threads are daemon threads: a listener still running after
+   * that does not keep the JVM alive. Idempotent.
    */
   @Override
   public void close() {
