@@ -8,8 +8,25 @@ public enum Acknowledgement {
    */
   SYNCHRONOUS,
   /**
-   * Answer 200 as soon as the delivery's events are on a bounded queue; listeners run later on the
-   * consumer's own threads. A full queue answers 503. Failures reach only the {@link ErrorHandler}.
+   * Answer 200 as soon as the delivery's events are on a bounded in-memory queue; listeners run
+   * later on the consumer's own daemon threads. A full queue answers 503 and the platform retries.
+   *
+   * <p>The 200 is sent before the listeners run, so the platform never retries what this mode loses
+   * after it; such an event comes back only through a replay (at most 24 hours back). It loses:
+   *
+   * <ul>
+   *   <li>an event whose listener fails: the failure reaches only the {@link ErrorHandler} (the
+   *       event's dedup claim is released, so a replay runs it);
+   *   <li>every event queued or running when the process crashes, is killed, or exits without
+   *       {@link WebhookConsumer#close()} (the listener threads are daemon threads and do not hold
+   *       the JVM);
+   *   <li>every event still queued when {@link WebhookConsumer#close()} gives up after the {@link
+   *       WebhookConsumer.Builder#drainTimeout drain time-out} (logged with their count).
+   * </ul>
+   *
+   * Use it only where a lost event is acceptable; otherwise stay {@link #SYNCHRONOUS}. A durable
+   * mode that answers 200 only once the event is stored (a PostgreSQL inbox) is planned in the
+   * issue "Lose nothing that was acknowledged".
    */
   ASYNCHRONOUS
 }

@@ -1,5 +1,6 @@
 package io.servicehooks.core;
 
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -17,6 +18,9 @@ final class Answers {
 
   /** A response and the {@code webhook.deliveries} outcome it counts as. */
   record Answer(String outcome, WebhookResponse response) {}
+
+  /** Seconds in the {@code Retry-After} of a 503 that asks for a retry. */
+  static final String RETRY_AFTER_SECONDS = "1";
 
   private static final Answer ONE_ACCEPTED = accepted(1, 0);
   private static final Answer ONE_DUPLICATE = accepted(0, 1);
@@ -66,11 +70,26 @@ final class Answers {
     return new Answer(outcome, WebhookResponse.error(status, code, message));
   }
 
+  /**
+   * 503 with {@code Retry-After}: nothing of the delivery was lost, its claims are released or
+   * still running, and a retry will be answered.
+   */
+  static Answer retryLater(String code, String message) {
+    log.warn("Refused a delivery: {}", message);
+    return new Answer(
+        "rejected",
+        new WebhookResponse(
+            503,
+            Map.of("Content-Type", "application/json", "Retry-After", RETRY_AFTER_SECONDS),
+            WebhookResponse.error(503, code, message).body()));
+  }
+
   /** Counts one delivery's events by outcome; the counters are touched from several threads. */
   static final class Tally {
     final AtomicInteger handled = new AtomicInteger();
     final AtomicInteger duplicates = new AtomicInteger();
     final AtomicInteger failed = new AtomicInteger();
+    final AtomicInteger inFlight = new AtomicInteger();
 
     Answer answer() {
       if (failed.get() > 0) {
@@ -80,6 +99,10 @@ final class Answers {
                 500,
                 "listener_failed",
                 "an event was not handled; a redelivery will run it again"));
+      }
+      if (inFlight.get() > 0) {
+        return retryLater(
+            "in_flight", "an event of this delivery is still being handled, retry later");
       }
       int events = handled.get();
       int copies = duplicates.get();

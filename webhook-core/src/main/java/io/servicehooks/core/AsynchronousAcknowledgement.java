@@ -17,8 +17,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Answers a delivery once the events it owns are on a bounded in-memory queue, which the consumer's
- * own threads drain through the {@link Dispatcher}. A full queue answers 503 and releases the
- * claims, so the platform's retry brings the events back.
+ * own (daemon) threads drain through the {@link Dispatcher}. A full queue answers 503 and releases
+ * the claims, so the platform's retry brings the events back. What this mode can lose is listed on
+ * {@link Acknowledgement#ASYNCHRONOUS}.
  */
 final class AsynchronousAcknowledgement implements AcknowledgementMode {
 
@@ -63,7 +64,13 @@ final class AsynchronousAcknowledgement implements AcknowledgementMode {
     List<WebhookEvent> owned = new ArrayList<>();
     List<DedupGate.Claim> claims = new ArrayList<>();
     for (WebhookEvent event : events) {
-      DedupGate.Claim claim = gate.claim(event);
+      DedupGate.Claim claim;
+      try {
+        claim = gate.claim(event);
+      } catch (RuntimeException | Error unexpected) {
+        gate.releaseAll(claims); // claims taken so far must not stay open
+        throw unexpected;
+      }
       switch (claim.kind()) {
         case OWNER:
           owned.add(event);
@@ -84,7 +91,7 @@ final class AsynchronousAcknowledgement implements AcknowledgementMode {
         queue.execute(new QueuedDelivery(owned, claims));
         tally.handled.addAndGet(owned.size());
       } catch (RejectedExecutionException full) {
-        claims.forEach(gate::failed);
+        gate.releaseAll(claims);
         String reason = closed.get() ? "shutting_down" : "queue_full";
         return answers.done(
             Answers.reject(503, "rejected", reason, "delivery queue is full, retry later"), start);
@@ -119,7 +126,10 @@ final class AsynchronousAcknowledgement implements AcknowledgementMode {
     AtomicInteger n = new AtomicInteger();
     return r -> {
       Thread t = new Thread(r, "servicehooks-listener-" + n.incrementAndGet());
-      t.setDaemon(false);
+      // Daemon: a listener that outlives close()'s drain (or ignores its interrupt) must not keep
+      // the JVM alive. What is still queued or running when the JVM exits is lost: see
+      // Acknowledgement.ASYNCHRONOUS.
+      t.setDaemon(true);
       return t;
     };
   }
@@ -141,17 +151,16 @@ final class AsynchronousAcknowledgement implements AcknowledgementMode {
 
     @Override
     public void run() {
-      for (int i = 0; i < events.size(); i++) {
-        if (dispatcher.dispatch(events.get(i))) {
-          gate.succeeded(claims.get(i));
-        } else {
-          gate.failed(claims.get(i));
-        }
+      try {
+        gate.runOwned(events, claims, dispatcher::dispatch);
+      } catch (RuntimeException storeFailure) {
+        // Every claim ended; the platform was answered long ago, so the log is all that is left.
+        log.error("Dedup store failed after a queued delivery ran", storeFailure);
       }
     }
 
     void abandon() {
-      claims.forEach(gate::failed);
+      gate.releaseAll(claims);
     }
   }
 }

@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,6 +38,9 @@ final class ConsumerSettings {
   int asyncThreads = WebhookConsumer.DEFAULT_ASYNC_THREADS;
   Duration drainTimeout = WebhookConsumer.DEFAULT_DRAIN_TIMEOUT;
   boolean listenersNonBlocking;
+  Duration inFlightWait = WebhookConsumer.DEFAULT_IN_FLIGHT_WAIT;
+  Duration queueingDeadline = WebhookConsumer.DEFAULT_QUEUEING_DEADLINE;
+  LongSupplier nanoTime = System::nanoTime;
 
   void consumerSecrets(String... secrets) {
     Objects.requireNonNull(secrets, "secrets");
@@ -111,6 +115,22 @@ final class ConsumerSettings {
       throw new IllegalArgumentException("drainTimeout must not be negative, was " + drainTimeout);
     }
     this.drainTimeout = drainTimeout;
+  }
+
+  void inFlightWait(Duration wait) {
+    Objects.requireNonNull(wait, "inFlightWait");
+    if (wait.isNegative() || wait.isZero()) {
+      throw new IllegalArgumentException("inFlightWait must be positive, was " + wait);
+    }
+    this.inFlightWait = wait;
+  }
+
+  void queueingDeadline(Duration deadline) {
+    Objects.requireNonNull(deadline, "queueingDeadline");
+    if (deadline.isNegative() || deadline.isZero()) {
+      throw new IllegalArgumentException("queueingDeadline must be positive, was " + deadline);
+    }
+    this.queueingDeadline = deadline;
   }
 
   /** The store to use: the one given, or the in-memory default with the window and bound. */

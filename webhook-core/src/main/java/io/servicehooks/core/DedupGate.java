@@ -1,10 +1,14 @@
 package io.servicehooks.core;
 
+import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,8 +46,21 @@ final class DedupGate {
       new ConcurrentHashMap<>();
   private final AtomicInteger waiting = new AtomicInteger();
 
-  DedupGate(Deduplicator store) {
+  /** How a copy's wait on its in-flight original ended. */
+  enum Outcome {
+    /** The original's listeners succeeded. */
+    SUCCEEDED,
+    /** The original's listeners failed, or it was never run. */
+    FAILED,
+    /** The original was still running when the copy's wait ran out. */
+    STILL_RUNNING
+  }
+
+  private final long inFlightWaitNanos;
+
+  DedupGate(Deduplicator store, Duration inFlightWait) {
     this.store = store;
+    this.inFlightWaitNanos = inFlightWait.toNanos();
   }
 
   /** Claims the event; a store failure is logged and answered {@link Kind#STORE_FAILED}. */
@@ -65,7 +82,7 @@ final class DedupGate {
     boolean owned;
     try {
       owned = store.tryClaim(key);
-    } catch (RuntimeException storeFailure) {
+    } catch (RuntimeException | Error storeFailure) {
       running.remove(key, mine);
       mine.complete(false);
       throw storeFailure;
@@ -99,17 +116,86 @@ final class DedupGate {
   }
 
   /**
-   * For a duplicate that waits on its {@link Kind#IN_FLIGHT} original: {@code then} applied to the
-   * original's outcome. The duplicate counts in {@link #waiting()} until the original ends.
+   * Runs each owned event through {@code dispatch} and ends its claim, whatever is thrown: the
+   * claim is the only thing that lets later copies of the event go, so none may stay open. A store
+   * failure on one item does not stop the others; the first is rethrown once every claim ended. A
+   * {@link VirtualMachineError} (from a listener or its error handler) stops the listeners, the
+   * claims not yet ended are released, and it propagates.
+   *
+   * @return how many events' listeners succeeded
    */
-  <T> CompletableFuture<T> afterOriginal(Claim inFlight, Function<Boolean, T> then) {
+  int runOwned(List<WebhookEvent> events, List<Claim> claims, Predicate<WebhookEvent> dispatch) {
+    int succeeded = 0;
+    RuntimeException storeFailure = null;
+    for (int i = 0; i < events.size(); i++) {
+      boolean ok;
+      try {
+        ok = dispatch.test(events.get(i));
+      } catch (RuntimeException | Error fatal) {
+        releaseAll(claims.subList(i, claims.size()));
+        throw fatal;
+      }
+      try {
+        if (ok) {
+          succeeded(claims.get(i));
+          succeeded++;
+        } else {
+          failed(claims.get(i));
+        }
+      } catch (RuntimeException failure) {
+        if (storeFailure == null) {
+          storeFailure = failure;
+        } else {
+          storeFailure.addSuppressed(failure);
+        }
+      } catch (Error fatal) {
+        releaseAll(claims.subList(i + 1, claims.size()));
+        throw fatal;
+      }
+    }
+    if (storeFailure != null) {
+      throw storeFailure;
+    }
+    return succeeded;
+  }
+
+  /**
+   * Releases every claim, going on past a store that throws (logged); each in-process claim ends
+   * whatever the store does. A {@link VirtualMachineError} is rethrown once all were tried.
+   */
+  void releaseAll(List<Claim> claims) {
+    VirtualMachineError fatal = null;
+    for (Claim claim : claims) {
+      try {
+        failed(claim);
+      } catch (RuntimeException | Error storeFailure) {
+        log.error("Dedup store failed to release a claim", storeFailure);
+        if (storeFailure instanceof VirtualMachineError vmError && fatal == null) {
+          fatal = vmError;
+        }
+      }
+    }
+    if (fatal != null) {
+      throw fatal;
+    }
+  }
+
+  /**
+   * For a duplicate that waits on its {@link Kind#IN_FLIGHT} original: {@code then} applied to the
+   * original's outcome, or to {@link Outcome#STILL_RUNNING} once the in-flight wait ran out, so no
+   * copy waits unbounded. The duplicate counts in {@link #waiting()} until one of them happens.
+   */
+  <T> CompletableFuture<T> afterOriginal(Claim inFlight, Function<Outcome, T> then) {
     waiting.incrementAndGet();
+    // A dependent future, so the time-out never completes the original's own future.
     return inFlight
         .original()
+        .thenApply(succeeded -> succeeded ? Outcome.SUCCEEDED : Outcome.FAILED)
+        .completeOnTimeout(Outcome.STILL_RUNNING, inFlightWaitNanos, TimeUnit.NANOSECONDS)
         .thenApply(
-            succeeded -> {
+            outcome -> {
               waiting.decrementAndGet();
-              return then.apply(succeeded);
+              return then.apply(outcome);
             });
   }
 

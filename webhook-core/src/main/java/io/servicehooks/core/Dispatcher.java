@@ -39,13 +39,18 @@ final class Dispatcher {
         listener.onEvent(event);
       } catch (Throwable t) {
         metrics.event(event.type(), "failed");
+        Throwable handlerFailure = null;
         try {
           errorHandler.onError(event, t);
-        } catch (RuntimeException handlerFailure) {
-          log.error(
-              "Error handler failed for {} event {}", event.type(), event.id(), handlerFailure);
+        } catch (Throwable thrown) {
+          // Whatever the handler throws, the event still counts as failed and its claim ends.
+          handlerFailure = thrown;
+          log.error("Error handler failed for {} event {}", event.type(), event.id(), thrown);
         }
         if (t instanceof VirtualMachineError vmError) {
+          throw vmError;
+        }
+        if (handlerFailure instanceof VirtualMachineError vmError) {
           throw vmError;
         }
         return false;

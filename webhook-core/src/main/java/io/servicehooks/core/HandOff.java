@@ -1,24 +1,32 @@
 package io.servicehooks.core;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
  * Moves the rest of a delivery from a thread that must not block to the listener executor. The
  * request is answered whatever happens there: with the work's own answer, 500 if the work throws,
- * or 503 (its claims released) if the executor refuses it.
+ * or 503 busy (its claims released) if the executor refuses it or starts it only after the queueing
+ * deadline.
  */
 final class HandOff {
 
   private final DedupGate gate;
   private final Answers answers;
 
-  HandOff(DedupGate gate, Answers answers) {
+  private final long deadlineNanos;
+  private final LongSupplier nanoTime;
+
+  HandOff(DedupGate gate, Answers answers, Duration queueingDeadline, LongSupplier nanoTime) {
     this.gate = gate;
     this.answers = answers;
+    this.deadlineNanos = queueingDeadline.toNanos();
+    this.nanoTime = nanoTime;
   }
 
   /** Runs {@code work} on {@code executor}; if it refuses, releases {@code claims}, answers 503. */
@@ -28,9 +36,16 @@ final class HandOff {
       Supplier<CompletableFuture<WebhookResponse>> work,
       List<DedupGate.Claim> claims) {
     CompletableFuture<WebhookResponse> result = new CompletableFuture<>();
+    long enqueued = nanoTime.getAsLong();
     try {
       executor.execute(
           () -> {
+            if (nanoTime.getAsLong() - enqueued > deadlineNanos) {
+              // Waited too long for a thread: the platform has given up on this attempt or soon
+              // will. Answer its retry instead of running the listeners for nobody.
+              result.complete(busy(claims, start, "no thread free in time to run listeners"));
+              return;
+            }
             try {
               work.get().whenComplete((response, error) -> result.complete(response));
             } catch (RuntimeException | Error unexpected) {
@@ -42,13 +57,21 @@ final class HandOff {
               }
             }
           });
-    } catch (RejectedExecutionException busy) {
-      claims.forEach(gate::failed);
-      return answers.done(
-          Answers.reject(503, "rejected", "busy", "no thread free to run listeners, retry later"),
-          start);
+    } catch (RejectedExecutionException refused) {
+      return CompletableFuture.completedFuture(
+          busy(claims, start, "no thread free to run listeners"));
     }
     return result;
+  }
+
+  /** Releases the claims and answers 503 busy, so the platform's retry runs the events. */
+  private WebhookResponse busy(List<DedupGate.Claim> claims, long start, String why) {
+    try {
+      gate.releaseAll(claims);
+    } catch (RuntimeException | Error unexpected) {
+      return answers.internalError(unexpected, start);
+    }
+    return answers.record(Answers.retryLater("busy", why + ", retry later"), start);
   }
 
   @Override

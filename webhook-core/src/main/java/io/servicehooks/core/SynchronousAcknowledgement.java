@@ -33,10 +33,16 @@ final class SynchronousAcknowledgement implements AcknowledgementMode {
     Answers.Tally tally = new Answers.Tally();
     List<WebhookEvent> owned = new ArrayList<>(events.size());
     List<DedupGate.Claim> claims = new ArrayList<>(events.size());
-    List<CompletableFuture<Boolean>> waiting = null;
+    List<CompletableFuture<DedupGate.Outcome>> waiting = null;
     boolean listenersToRun = false;
     for (WebhookEvent event : events) {
-      DedupGate.Claim claim = gate.claim(event);
+      DedupGate.Claim claim;
+      try {
+        claim = gate.claim(event);
+      } catch (RuntimeException | Error unexpected) {
+        gate.releaseAll(claims); // claims taken so far must not stay open
+        throw unexpected;
+      }
       switch (claim.kind()) {
         case OWNER:
           owned.add(event);
@@ -54,10 +60,22 @@ final class SynchronousAcknowledgement implements AcknowledgementMode {
           waiting.add(
               gate.afterOriginal(
                   claim,
-                  succeeded -> {
-                    metrics.event(event.type(), succeeded ? "duplicate" : "failed");
-                    (succeeded ? tally.duplicates : tally.failed).incrementAndGet();
-                    return succeeded;
+                  outcome -> {
+                    switch (outcome) {
+                      case SUCCEEDED:
+                        metrics.event(event.type(), "duplicate");
+                        tally.duplicates.incrementAndGet();
+                        break;
+                      case FAILED:
+                        metrics.event(event.type(), "failed");
+                        tally.failed.incrementAndGet();
+                        break;
+                      case STILL_RUNNING:
+                        metrics.event(event.type(), "in_flight");
+                        tally.inFlight.incrementAndGet();
+                        break;
+                    }
+                    return outcome;
                   }));
           break;
         case STORE_FAILED:
@@ -66,7 +84,7 @@ final class SynchronousAcknowledgement implements AcknowledgementMode {
           break;
       }
     }
-    List<CompletableFuture<Boolean>> originals = waiting;
+    List<CompletableFuture<DedupGate.Outcome>> originals = waiting;
     if (executor == null || !listenersToRun) {
       runOwned(owned, claims, tally);
       return finish(tally, originals, start);
@@ -81,21 +99,16 @@ final class SynchronousAcknowledgement implements AcknowledgementMode {
         claims);
   }
 
+  /** Ends every claim whatever is thrown; a store failure is rethrown after, answered 500. */
   private void runOwned(
       List<WebhookEvent> owned, List<DedupGate.Claim> claims, Answers.Tally tally) {
-    for (int i = 0; i < owned.size(); i++) {
-      if (dispatcher.dispatch(owned.get(i))) {
-        gate.succeeded(claims.get(i));
-        tally.handled.incrementAndGet();
-      } else {
-        gate.failed(claims.get(i));
-        tally.failed.incrementAndGet();
-      }
-    }
+    int handled = gate.runOwned(owned, claims, dispatcher::dispatch);
+    tally.handled.addAndGet(handled);
+    tally.failed.addAndGet(owned.size() - handled);
   }
 
   private CompletableFuture<WebhookResponse> finish(
-      Answers.Tally tally, List<CompletableFuture<Boolean>> waiting, long start) {
+      Answers.Tally tally, List<CompletableFuture<DedupGate.Outcome>> waiting, long start) {
     if (waiting == null) {
       return answers.done(tally.answer(), start);
     }

@@ -37,7 +37,8 @@ import org.slf4j.LoggerFactory;
  *       missing, malformed or matches none of the consumer secrets; 400 when the verified body is
  *       not JSON of either payload family; 500 when a listener threw (the event's dedup claim is
  *       released, so the platform's retry runs it again); 503 when the asynchronous queue is full
- *       or the consumer is closing; otherwise 200.
+ *       or the consumer is closing; 503 {@code in_flight} with {@code Retry-After} when a copy of
+ *       an event still running here outwaited {@link Builder#inFlightWait}; otherwise 200.
  *   <li>Any other method: 405 with {@code Allow: GET, POST}.
  * </ul>
  *
@@ -71,6 +72,15 @@ public final class WebhookConsumer implements AutoCloseable {
   /** Default {@link Builder#drainTimeout}. */
   public static final Duration DEFAULT_DRAIN_TIMEOUT = Duration.ofSeconds(30);
 
+  /** Default {@link Builder#inFlightWait}: 5 s, well inside the platform's 10 s answer budget. */
+  public static final Duration DEFAULT_IN_FLIGHT_WAIT = Duration.ofSeconds(5);
+
+  /**
+   * Default {@link Builder#queueingDeadline}: 5 s, so a delivery refused for it is still answered
+   * inside the platform's 10 s budget.
+   */
+  public static final Duration DEFAULT_QUEUEING_DEADLINE = Duration.ofSeconds(5);
+
   private static final Logger log = LoggerFactory.getLogger(WebhookConsumer.class);
   private static final WebhookResponse METHOD_NOT_ALLOWED =
       new WebhookResponse(
@@ -100,7 +110,7 @@ public final class WebhookConsumer implements AutoCloseable {
     EventTypeNames names = new EventTypeNames(s.aliases);
     this.parser = new PayloadParser(s.mapperOrDefault(), names);
     Deduplicator store = s.store();
-    DedupGate gate = new DedupGate(store);
+    DedupGate gate = new DedupGate(store, s.inFlightWait);
     this.storeMayBlock = store.mayBlock();
     this.metrics = s.metricsBinder.metrics(gate);
     if (store instanceof MeteredStore metered) {
@@ -109,7 +119,7 @@ public final class WebhookConsumer implements AutoCloseable {
     this.crc = new CrcResponder(verifier.current(), metrics);
     this.maxBodyBytes = s.maxBodyBytes;
     this.answers = new Answers(metrics);
-    this.handOff = new HandOff(gate, answers);
+    this.handOff = new HandOff(gate, answers, s.queueingDeadline, s.nanoTime);
     Dispatcher dispatcher = new Dispatcher(s.router(names), s.errorHandler, metrics);
     this.acknowledgement = s.acknowledgement;
     this.acknowledgementMode =
@@ -220,7 +230,8 @@ public final class WebhookConsumer implements AutoCloseable {
   /**
    * Stops taking deliveries (they are answered 503) and, in asynchronous mode, lets the queue drain
    * for up to the configured drain time-out; events still queued after that are dropped and their
-   * dedup claims released. Idempotent.
+   * dedup claims released. Its listener threads are daemon threads: a listener still running after
+   * that does not keep the JVM alive. Idempotent.
    */
   @Override
   public void close() {
@@ -361,6 +372,37 @@ public final class WebhookConsumer implements AutoCloseable {
     /** Asynchronous mode: how long {@link WebhookConsumer#close()} waits for the queue (30 s). */
     public Builder drainTimeout(Duration drainTimeout) {
       settings.drainTimeout(drainTimeout);
+      return this;
+    }
+
+    /**
+     * Synchronous mode: how long a copy of an event that is still running in this process waits for
+     * the original's outcome (default {@link WebhookConsumer#DEFAULT_IN_FLIGHT_WAIT}, 5 s). After
+     * that the copy is answered 503 {@code {"error":"in_flight",...}} with {@code Retry-After}, so
+     * the platform retries it instead of timing out; the original goes on. Keep it below the
+     * platform's 10 s answer budget.
+     */
+    public Builder inFlightWait(Duration wait) {
+      settings.inFlightWait(wait);
+      return this;
+    }
+
+    /**
+     * How long a delivery handed to the listener executor may wait there for a thread (default
+     * {@link WebhookConsumer#DEFAULT_QUEUEING_DEADLINE}, 5 s). One that starts later is not run: it
+     * is answered 503 {@code {"error":"busy",...}} with {@code Retry-After} and its claims are
+     * released, because the platform has given up on it or soon will, and its retry is answered by
+     * a less busy moment. Applies wherever an adapter hands work to an executor ({@link
+     * AdapterSupport#handle(WebhookRequest, Executor)}).
+     */
+    public Builder queueingDeadline(Duration deadline) {
+      settings.queueingDeadline(deadline);
+      return this;
+    }
+
+    /** Tests only: the clock the queueing deadline is read on, in nanoseconds. */
+    Builder nanoTime(java.util.function.LongSupplier nanoTime) {
+      settings.nanoTime = Objects.requireNonNull(nanoTime, "nanoTime");
       return this;
     }
 

@@ -76,7 +76,8 @@ final class WebhookServlet extends HttpServlet {
       tooLarge(response, adapter);
       return;
     }
-    // In synchronous mode the listeners run here, on the container's thread, which may block.
+    // In synchronous mode the listeners run here, on the container's thread, which may block. A
+    // copy of an event still running elsewhere waits at most the consumer's inFlightWait: bounded.
     WebhookResponse answer =
         consumer
             .handle(new WebhookRequest("POST", request.getQueryString(), headers(request), body))
