@@ -56,6 +56,22 @@ public final class WebhookConsumer implements AutoCloseable {
   /** CRC tokens longer than this are refused: real ones are short and opaque. */
   public static final int MAX_CRC_TOKEN_LENGTH = 128;
 
+  /**
+   * Event ids longer than this are refused as {@code malformed_payload}: an envelope's {@code
+   * event_uuid}, a batch item's {@code id_str}, {@code id} or {@code status.id}, and a batch's
+   * {@code for_user_id}. Real ids are at most 20 digits or a 36-character UUID; the bound leaves
+   * room for any format the platform might move to while keeping dedup keys and log lines short.
+   */
+  public static final int MAX_EVENT_ID_LENGTH = 128;
+
+  /**
+   * Event type names longer than this, as they arrive ({@code event_type}, a batch's array name or
+   * {@code user_event} kind), are refused as {@code malformed_payload}. Real names are at most
+   * about 40 characters ({@code direct_message_indicate_typing_events} is 37); a type name becomes
+   * a log value and a metric tag, so it is kept short.
+   */
+  public static final int MAX_EVENT_TYPE_LENGTH = 128;
+
   /** Default {@link Builder#maxBodyBytes}: 1 MiB. */
   public static final int DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
