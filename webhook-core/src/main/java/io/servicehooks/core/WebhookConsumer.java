@@ -72,6 +72,20 @@ public final class WebhookConsumer implements AutoCloseable {
    */
   public static final int MAX_EVENT_TYPE_LENGTH = 128;
 
+  /**
+   * How many distinct {@code type} tag values {@code webhook.events} takes at most. Types arrive
+   * from the platform and new ones keep appearing; past this many, a type not yet seen counts under
+   * {@link #OTHER_TYPE_TAG}, so a stream of odd names cannot grow every metrics scrape without
+   * bound. About 40 types exist today.
+   */
+  public static final int MAX_TYPE_TAGS = 200;
+
+  /**
+   * The {@code type} tag value of {@code webhook.events} for types first seen after {@link
+   * #MAX_TYPE_TAGS} others.
+   */
+  public static final String OTHER_TYPE_TAG = "other";
+
   /** Default {@link Builder#maxBodyBytes}: 1 MiB. */
   public static final int DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
