@@ -29,7 +29,11 @@ final class ConsumerSettings {
   final Map<String, String> aliases = new LinkedHashMap<>();
   ErrorHandler errorHandler =
       (event, error) ->
-          log.error("Listener failed for {} event {}", event.type(), event.id(), error);
+          log.error(
+              "Listener failed for {} event {}",
+              LogSafe.escape(event.type()),
+              LogSafe.escape(event.id()),
+              error);
   ObjectMapper mapper;
   MetricsBinder metricsBinder = MetricsBinder.NONE;
   Acknowledgement acknowledgement = WebhookConsumer.DEFAULT_ACKNOWLEDGEMENT;

@@ -43,7 +43,10 @@ final class Dispatcher {
           errorHandler.onError(event, t);
         } catch (RuntimeException handlerFailure) {
           log.error(
-              "Error handler failed for {} event {}", event.type(), event.id(), handlerFailure);
+              "Error handler failed for {} event {}",
+              LogSafe.escape(event.type()),
+              LogSafe.escape(event.id()),
+              handlerFailure);
         }
         if (t instanceof VirtualMachineError vmError) {
           throw vmError;

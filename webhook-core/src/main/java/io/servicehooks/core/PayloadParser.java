@@ -29,10 +29,13 @@ import java.util.Map;
  */
 final class PayloadParser {
 
-  /** The reason a body was refused; its message is safe to send back and to log. */
+  /**
+   * The reason a body was refused; its message is safe to send back and to log (a payload's field
+   * names and values in it have their control characters escaped).
+   */
   static final class Malformed extends Exception {
     Malformed(String reason) {
-      super(reason, null, false, false);
+      super(LogSafe.escape(reason), null, false, false);
     }
   }
 
