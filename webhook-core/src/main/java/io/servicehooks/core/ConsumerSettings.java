@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,6 +42,8 @@ final class ConsumerSettings {
   int asyncThreads = WebhookConsumer.DEFAULT_ASYNC_THREADS;
   Duration drainTimeout = WebhookConsumer.DEFAULT_DRAIN_TIMEOUT;
   boolean listenersNonBlocking;
+  Duration refusalLogInterval = WebhookConsumer.DEFAULT_REFUSAL_LOG_INTERVAL;
+  LongSupplier refusalLogTicker = System::nanoTime;
 
   void consumerSecrets(String... secrets) {
     Objects.requireNonNull(secrets, "secrets");
@@ -115,6 +118,15 @@ final class ConsumerSettings {
       throw new IllegalArgumentException("drainTimeout must not be negative, was " + drainTimeout);
     }
     this.drainTimeout = drainTimeout;
+  }
+
+  void refusalLogInterval(Duration interval) {
+    Objects.requireNonNull(interval, "refusalLogInterval");
+    if (interval.isNegative()) {
+      throw new IllegalArgumentException(
+          "refusalLogInterval must not be negative, was " + interval);
+    }
+    this.refusalLogInterval = interval;
   }
 
   /** The store to use: the one given, or the in-memory default with the window and bound. */

@@ -86,6 +86,12 @@ public final class WebhookConsumer implements AutoCloseable {
    */
   public static final String OTHER_TYPE_TAG = "other";
 
+  /**
+   * Default {@link Builder#refusalLogInterval}: at most one WARN line per second for each kind of
+   * unauthenticated refusal.
+   */
+  public static final Duration DEFAULT_REFUSAL_LOG_INTERVAL = Duration.ofSeconds(1);
+
   /** Default {@link Builder#maxBodyBytes}: 1 MiB. */
   public static final int DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
@@ -119,6 +125,7 @@ public final class WebhookConsumer implements AutoCloseable {
   private final AcknowledgementMode acknowledgementMode;
   private final Answers answers;
   private final Metrics metrics;
+  private final RefusalLog refusals;
 
   private final Acknowledgement acknowledgement;
   private final boolean listenersNonBlocking;
@@ -126,7 +133,8 @@ public final class WebhookConsumer implements AutoCloseable {
   private final AdapterSupport adapterSupport = new AdapterSupport(this);
 
   private WebhookConsumer(ConsumerSettings s) {
-    this.verifier = new SignatureVerifier(s.secrets);
+    this.refusals = new RefusalLog(s.refusalLogTicker, s.refusalLogInterval);
+    this.verifier = new SignatureVerifier(s.secrets, refusals);
     EventTypeNames names = new EventTypeNames(s.aliases);
     this.parser = new PayloadParser(s.mapperOrDefault(), names);
     Deduplicator store = s.store();
@@ -136,7 +144,7 @@ public final class WebhookConsumer implements AutoCloseable {
     if (store instanceof MeteredStore metered) {
       metered.bindTo(s.metricsBinder);
     }
-    this.crc = new CrcResponder(verifier.current(), metrics);
+    this.crc = new CrcResponder(verifier.current(), metrics, refusals);
     this.maxBodyBytes = s.maxBodyBytes;
     this.answers = new Answers(metrics);
     this.handOff = new HandOff(gate, answers);
@@ -226,10 +234,15 @@ public final class WebhookConsumer implements AutoCloseable {
   }
 
   WebhookResponse payloadTooLarge() {
+    refusals.warn(
+        RefusalLog.Reason.TOO_LARGE,
+        "Refused a delivery: body larger than " + maxBodyBytes + " bytes");
     return answers.payloadTooLarge(maxBodyBytes);
   }
 
   WebhookResponse unreadableBody() {
+    refusals.warn(
+        RefusalLog.Reason.UNREADABLE, "Refused a delivery: its body could not be read to the end");
     return answers.unreadableBody();
   }
 
@@ -402,6 +415,25 @@ public final class WebhookConsumer implements AutoCloseable {
      */
     public Builder listenersNonBlocking(boolean nonBlocking) {
       settings.listenersNonBlocking = nonBlocking;
+      return this;
+    }
+
+    /**
+     * How often each kind of unauthenticated refusal (missing, malformed or non-matching signature,
+     * a body over the limit or unreadable, a missing or refused CRC token) may log a WARN line
+     * (default one second). Anyone who can reach the webhook can cause these, so the lines are
+     * rate-limited: within the interval further refusals of that kind are only counted, and the
+     * next line logged says how many were suppressed. The meters count every refusal. Zero logs
+     * each one.
+     */
+    public Builder refusalLogInterval(Duration interval) {
+      settings.refusalLogInterval(interval);
+      return this;
+    }
+
+    /** The clock of {@link #refusalLogInterval}, in nanoseconds; tests move a fake one. */
+    Builder refusalLogTicker(java.util.function.LongSupplier nanoTicker) {
+      settings.refusalLogTicker = Objects.requireNonNull(nanoTicker, "nanoTicker");
       return this;
     }
 
