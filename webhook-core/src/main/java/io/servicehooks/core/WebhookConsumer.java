@@ -35,9 +35,10 @@ import org.slf4j.LoggerFactory;
  *       Other query parameters are ignored; {@code +} in the token is taken literally.
  *   <li>{@code POST}: 413 over {@link Builder#maxBodyBytes}; 401 when the signature header is
  *       missing, malformed or matches none of the consumer secrets; 400 when the verified body is
- *       not JSON of either payload family; 500 when a listener threw (the event's dedup claim is
- *       released, so the platform's retry runs it again); 503 when the asynchronous queue is full
- *       or the consumer is closing; otherwise 200.
+ *       not JSON of either payload family, or carries an event id longer than {@link
+ *       #MAX_EVENT_ID_LENGTH} or a type name longer than {@link #MAX_EVENT_TYPE_LENGTH}; 500 when a
+ *       listener threw (the event's dedup claim is released, so the platform's retry runs it
+ *       again); 503 when the asynchronous queue is full or the consumer is closing; otherwise 200.
  *   <li>Any other method: 405 with {@code Allow: GET, POST}.
  * </ul>
  *
@@ -376,7 +377,8 @@ public final class WebhookConsumer implements AutoCloseable {
      * Records the meters {@code webhook.deliveries}, {@code webhook.events}, {@code webhook.crc},
      * {@code webhook.delivery.latency}, {@code webhook.duplicates.waiting} and the dedup cache's
      * statistics ({@code webhook.dedup}) in this registry. Without it nothing is recorded and
-     * Micrometer need not be present.
+     * Micrometer need not be present. The {@code type} tag of {@code webhook.events} takes at most
+     * {@link WebhookConsumer#MAX_TYPE_TAGS} values, then {@link WebhookConsumer#OTHER_TYPE_TAG}.
      */
     public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
       settings.metricsBinder = new MicrometerBinder(Objects.requireNonNull(registry, "registry"));
