@@ -53,14 +53,12 @@ final class Answers {
 
   /** A body over the limit; never read, so its latency is not measured. */
   WebhookResponse payloadTooLarge(int maxBodyBytes) {
-    log.warn("Refused a delivery: body larger than {} bytes", maxBodyBytes);
     metrics.delivery("too_large", 0);
     return WebhookResponse.error(
         413, "payload_too_large", "body exceeds " + maxBodyBytes + " bytes");
   }
 
   WebhookResponse unreadableBody() {
-    log.warn("Refused a delivery: its body could not be read to the end");
     metrics.delivery("unreadable", 0);
     return WebhookResponse.error(400, "unreadable_body", "the body could not be read to its end");
   }

@@ -30,7 +30,11 @@ final class ConsumerSettings {
   final Map<String, String> aliases = new LinkedHashMap<>();
   ErrorHandler errorHandler =
       (event, error) ->
-          log.error("Listener failed for {} event {}", event.type(), event.id(), error);
+          log.error(
+              "Listener failed for {} event {}",
+              LogSafe.escape(event.type()),
+              LogSafe.escape(event.id()),
+              error);
   ObjectMapper mapper;
   MetricsBinder metricsBinder = MetricsBinder.NONE;
   Acknowledgement acknowledgement = WebhookConsumer.DEFAULT_ACKNOWLEDGEMENT;
@@ -41,6 +45,8 @@ final class ConsumerSettings {
   Duration inFlightWait = WebhookConsumer.DEFAULT_IN_FLIGHT_WAIT;
   Duration queueingDeadline = WebhookConsumer.DEFAULT_QUEUEING_DEADLINE;
   LongSupplier nanoTime = System::nanoTime;
+  Duration refusalLogInterval = WebhookConsumer.DEFAULT_REFUSAL_LOG_INTERVAL;
+  LongSupplier refusalLogTicker = System::nanoTime;
 
   void consumerSecrets(String... secrets) {
     Objects.requireNonNull(secrets, "secrets");
@@ -131,6 +137,15 @@ final class ConsumerSettings {
       throw new IllegalArgumentException("queueingDeadline must be positive, was " + deadline);
     }
     this.queueingDeadline = deadline;
+  }
+
+  void refusalLogInterval(Duration interval) {
+    Objects.requireNonNull(interval, "refusalLogInterval");
+    if (interval.isNegative()) {
+      throw new IllegalArgumentException(
+          "refusalLogInterval must not be negative, was " + interval);
+    }
+    this.refusalLogInterval = interval;
   }
 
   /** The store to use: the one given, or the in-memory default with the window and bound. */

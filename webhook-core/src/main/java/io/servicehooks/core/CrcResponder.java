@@ -1,9 +1,8 @@
 package io.servicehooks.core;
 
+import io.servicehooks.core.RefusalLog.Reason;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The GET step: takes {@code crc_token} from the raw query, refuses a token that could be a forged
@@ -11,15 +10,14 @@ import org.slf4j.LoggerFactory;
  */
 final class CrcResponder {
 
-  // Logs under the consumer's name, as before the split: users' log configuration names it.
-  private static final Logger log = LoggerFactory.getLogger(WebhookConsumer.class);
-
   private final Hmac current;
   private final Metrics metrics;
+  private final RefusalLog refusals;
 
-  CrcResponder(Hmac current, Metrics metrics) {
+  CrcResponder(Hmac current, Metrics metrics, RefusalLog refusals) {
     this.current = current;
     this.metrics = metrics;
+    this.refusals = refusals;
   }
 
   WebhookResponse answer(String rawQuery) {
@@ -41,7 +39,9 @@ final class CrcResponder {
   }
 
   private WebhookResponse refuse(String code, String message) {
-    log.warn("Refused a CRC check: {}", message);
+    refusals.warn(
+        code.equals("missing_crc_token") ? Reason.CRC_TOKEN_MISSING : Reason.CRC_TOKEN_INVALID,
+        "Refused a CRC check: " + message);
     metrics.crc("rejected");
     return WebhookResponse.error(400, code, message);
   }

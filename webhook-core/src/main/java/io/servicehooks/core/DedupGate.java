@@ -68,7 +68,11 @@ final class DedupGate {
     try {
       return claim(event.dedupKey());
     } catch (RuntimeException storeFailure) {
-      log.error("Dedup store failed for {} event {}", event.type(), event.id(), storeFailure);
+      log.error(
+          "Dedup store failed for {} event {}",
+          LogSafe.escape(event.type()),
+          LogSafe.escape(event.id()),
+          storeFailure);
       return new Claim(Kind.STORE_FAILED, event.dedupKey(), null);
     }
   }

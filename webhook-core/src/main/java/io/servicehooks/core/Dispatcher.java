@@ -45,7 +45,11 @@ final class Dispatcher {
         } catch (Throwable thrown) {
           // Whatever the handler throws, the event still counts as failed and its claim ends.
           handlerFailure = thrown;
-          log.error("Error handler failed for {} event {}", event.type(), event.id(), thrown);
+          log.error(
+              "Error handler failed for {} event {}",
+              LogSafe.escape(event.type()),
+              LogSafe.escape(event.id()),
+              thrown);
         }
         if (t instanceof VirtualMachineError vmError) {
           throw vmError;

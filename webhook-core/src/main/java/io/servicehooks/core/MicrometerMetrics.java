@@ -6,24 +6,39 @@ import io.micrometer.core.instrument.Timer;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@link Metrics} on Micrometer, made by {@link MicrometerBinder}: loaded only when a registry was
  * given. Meters are looked up once and kept, so recording costs a map read and an add.
+ *
+ * <p>The {@code type} tag takes at most {@link WebhookConsumer#MAX_TYPE_TAGS} values; types first
+ * seen after that count under {@link WebhookConsumer#OTHER_TYPE_TAG}.
  */
 final class MicrometerMetrics implements Metrics {
+
+  // Logs under the consumer's name, as the other steps do: users' log configuration names it.
+  private static final Logger log = LoggerFactory.getLogger(WebhookConsumer.class);
 
   private final MeterRegistry registry;
   private final Map<String, Counter> deliveries = new ConcurrentHashMap<>();
   private final Map<String, Counter> crc = new ConcurrentHashMap<>();
   private final Map<String, EventCounters> events = new ConcurrentHashMap<>();
+  private final int maxTypeTags;
+  private volatile EventCounters other; // made when the cap is first reached
   private final Timer latency;
   // The outcomes nearly every request ends in, looked up once.
   private final Counter accepted;
   private final Counter crcAnswered;
 
   MicrometerMetrics(MeterRegistry registry) {
+    this(registry, WebhookConsumer.MAX_TYPE_TAGS);
+  }
+
+  MicrometerMetrics(MeterRegistry registry, int maxTypeTags) {
     this.registry = registry;
+    this.maxTypeTags = maxTypeTags;
     this.latency =
         Timer.builder("webhook.delivery.latency")
             .description("Time from a delivery's arrival to its answer")
@@ -52,9 +67,33 @@ final class MicrometerMetrics implements Metrics {
   public void event(String type, String outcome) {
     EventCounters counters = events.get(type);
     if (counters == null) {
-      counters = events.computeIfAbsent(type, EventCounters::new);
+      // Once the cap is reached no type is added again, so the lock is no longer needed.
+      EventCounters overflow = other;
+      counters = overflow != null ? overflow : newType(type);
     }
     counters.get(outcome).increment();
+  }
+
+  /** A type not seen yet: its own counters while under the cap, else the shared "other" ones. */
+  private synchronized EventCounters newType(String type) {
+    EventCounters counters = events.get(type);
+    if (counters != null) {
+      return counters;
+    }
+    if (events.size() < maxTypeTags) {
+      counters = new EventCounters(type);
+      events.put(type, counters);
+      return counters;
+    }
+    if (other == null) {
+      log.warn(
+          "webhook.events has {} distinct type tags: types first seen from now on count under"
+              + " type={}",
+          maxTypeTags,
+          WebhookConsumer.OTHER_TYPE_TAG);
+      other = new EventCounters(WebhookConsumer.OTHER_TYPE_TAG);
+    }
+    return other;
   }
 
   @Override

@@ -22,13 +22,20 @@ import java.util.Map;
  * <p>Dedup keys: {@code e:<event_uuid>} for an envelope; {@code a:<for_user_id>:<array>:<id>} for a
  * batch item, so that the same post seen by two subscribed users is two events; where there is no
  * id, the hex SHA-256 of the event's JSON (as Jackson writes the parsed tree) stands in.
+ *
+ * <p>Ids longer than {@link WebhookConsumer#MAX_EVENT_ID_LENGTH} and type names longer than {@link
+ * WebhookConsumer#MAX_EVENT_TYPE_LENGTH} are malformed: each would become a dedup key, a log value
+ * and (types) a metric tag.
  */
 final class PayloadParser {
 
-  /** The reason a body was refused; its message is safe to send back and to log. */
+  /**
+   * The reason a body was refused; its message is safe to send back and to log (a payload's field
+   * names and values in it have their control characters escaped).
+   */
   static final class Malformed extends Exception {
     Malformed(String reason) {
-      super(reason, null, false, false);
+      super(LogSafe.escape(reason), null, false, false);
     }
   }
 
@@ -124,6 +131,8 @@ final class PayloadParser {
       if (type == null || type.isBlank()) {
         throw new Malformed("data.event_type is missing");
       }
+      checkType("data.event_type", type);
+      checkId("data.event_uuid", uuid);
       String id;
       String key;
       if (uuid != null && !uuid.isEmpty()) {
@@ -176,6 +185,7 @@ final class PayloadParser {
   private List<WebhookEvent> batch(JsonNode root, byte[] body) throws Malformed {
     JsonNode forUser = root.get("for_user_id");
     String forUserId = forUser == null || forUser.isNull() ? null : forUser.asText();
+    checkId("for_user_id", forUserId);
     String scope = forUserId == null ? "-" : forUserId;
     List<WebhookEvent> events = new ArrayList<>();
     for (Iterator<Map.Entry<String, JsonNode>> it = root.fields(); it.hasNext(); ) {
@@ -183,6 +193,7 @@ final class PayloadParser {
       String name = field.getKey();
       JsonNode value = field.getValue();
       if (name.endsWith(EVENTS_SUFFIX)) {
+        checkType("an account-activity array name", name);
         if (!value.isArray()) {
           throw new Malformed(name + " is not an array");
         }
@@ -199,6 +210,7 @@ final class PayloadParser {
         }
         for (Iterator<Map.Entry<String, JsonNode>> ue = value.fields(); ue.hasNext(); ) {
           Map.Entry<String, JsonNode> e = ue.next();
+          checkType("a user_event kind", e.getKey());
           String type = e.getKey().equals("revoke") ? "oauth.revoke" : "user_event." + e.getKey();
           events.add(
               batchItem(
@@ -222,8 +234,10 @@ final class PayloadParser {
       String type,
       JsonNode item,
       String forUserId,
-      String scope) {
+      String scope)
+      throws Malformed {
     String itemId = itemId(item);
+    checkId(original + " item id", itemId);
     String id = itemId != null ? itemId : sha256(item);
     String key = "a:" + scope + ":" + original + (itemId != null ? ":" : "#") + id;
     return new WebhookEvent(
@@ -294,6 +308,20 @@ final class PayloadParser {
       }
     }
     return null;
+  }
+
+  private static void checkId(String what, String id) throws Malformed {
+    if (id != null && id.length() > WebhookConsumer.MAX_EVENT_ID_LENGTH) {
+      throw new Malformed(
+          what + " is longer than " + WebhookConsumer.MAX_EVENT_ID_LENGTH + " characters");
+    }
+  }
+
+  private static void checkType(String what, String type) throws Malformed {
+    if (type.length() > WebhookConsumer.MAX_EVENT_TYPE_LENGTH) {
+      throw new Malformed(
+          what + " is longer than " + WebhookConsumer.MAX_EVENT_TYPE_LENGTH + " characters");
+    }
   }
 
   private String sha256(JsonNode node) {

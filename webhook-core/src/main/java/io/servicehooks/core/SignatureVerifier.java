@@ -1,8 +1,7 @@
 package io.servicehooks.core;
 
+import io.servicehooks.core.RefusalLog.Reason;
 import java.util.List;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The first POST step after the size check: the signature header must be {@code sha256=<base64>} of
@@ -11,13 +10,15 @@ import org.slf4j.LoggerFactory;
  */
 final class SignatureVerifier {
 
-  // Logs under the consumer's name, as before the split: users' log configuration names it.
-  private static final Logger log = LoggerFactory.getLogger(WebhookConsumer.class);
+  private static final String MISSING =
+      "Refused a delivery: no " + WebhookRequest.SIGNATURE_HEADER + " header";
 
   private final Hmac[] secrets;
+  private final RefusalLog refusals;
 
-  SignatureVerifier(List<String> secrets) {
+  SignatureVerifier(List<String> secrets, RefusalLog refusals) {
     this.secrets = secrets.stream().map(Hmac::new).toArray(Hmac[]::new);
+    this.refusals = refusals;
   }
 
   /** The current secret, which signs CRC answers. */
@@ -35,12 +36,14 @@ final class SignatureVerifier {
    */
   WebhookResponse refusal(byte[] body, String signature) {
     if (signature == null) {
-      log.warn("Refused a delivery: no {} header", WebhookRequest.SIGNATURE_HEADER);
+      refusals.warn(Reason.MISSING_SIGNATURE, MISSING);
       return WebhookResponse.error(401, "invalid_signature", "missing signature header");
     }
     byte[] expected = Hmac.decodeSignature(signature);
     if (expected == null) {
-      log.warn("Refused a delivery: signature header is not sha256=<base64 of 32 bytes>");
+      refusals.warn(
+          Reason.MALFORMED_SIGNATURE,
+          "Refused a delivery: signature header is not sha256=<base64 of 32 bytes>");
       return WebhookResponse.error(401, "invalid_signature", "malformed signature header");
     }
     for (Hmac secret : secrets) {
@@ -48,7 +51,9 @@ final class SignatureVerifier {
         return null;
       }
     }
-    log.warn("Refused a delivery: signature matches no configured consumer secret");
+    refusals.warn(
+        Reason.SIGNATURE_MISMATCH,
+        "Refused a delivery: signature matches no configured consumer secret");
     return WebhookResponse.error(401, "invalid_signature", "signature does not match");
   }
 

@@ -35,10 +35,12 @@ import org.slf4j.LoggerFactory;
  *       Other query parameters are ignored; {@code +} in the token is taken literally.
  *   <li>{@code POST}: 413 over {@link Builder#maxBodyBytes}; 401 when the signature header is
  *       missing, malformed or matches none of the consumer secrets; 400 when the verified body is
- *       not JSON of either payload family; 500 when a listener threw (the event's dedup claim is
- *       released, so the platform's retry runs it again); 503 when the asynchronous queue is full
- *       or the consumer is closing; 503 {@code in_flight} with {@code Retry-After} when a copy of
- *       an event still running here outwaited {@link Builder#inFlightWait}; otherwise 200.
+ *       not JSON of either payload family, or carries an event id longer than {@link
+ *       #MAX_EVENT_ID_LENGTH} or a type name longer than {@link #MAX_EVENT_TYPE_LENGTH}; 500 when a
+ *       listener threw (the event's dedup claim is released, so the platform's retry runs it
+ *       again); 503 when the asynchronous queue is full or the consumer is closing; 503 {@code
+ *       in_flight} with {@code Retry-After} when a copy of an event still running here outwaited
+ *       {@link Builder#inFlightWait}; otherwise 200.
  *   <li>Any other method: 405 with {@code Allow: GET, POST}.
  * </ul>
  *
@@ -56,6 +58,42 @@ public final class WebhookConsumer implements AutoCloseable {
 
   /** CRC tokens longer than this are refused: real ones are short and opaque. */
   public static final int MAX_CRC_TOKEN_LENGTH = 128;
+
+  /**
+   * Event ids longer than this are refused as {@code malformed_payload}: an envelope's {@code
+   * event_uuid}, a batch item's {@code id_str}, {@code id} or {@code status.id}, and a batch's
+   * {@code for_user_id}. Real ids are at most 20 digits or a 36-character UUID; the bound leaves
+   * room for any format the platform might move to while keeping dedup keys and log lines short.
+   */
+  public static final int MAX_EVENT_ID_LENGTH = 128;
+
+  /**
+   * Event type names longer than this, as they arrive ({@code event_type}, a batch's array name or
+   * {@code user_event} kind), are refused as {@code malformed_payload}. Real names are at most
+   * about 40 characters ({@code direct_message_indicate_typing_events} is 37); a type name becomes
+   * a log value and a metric tag, so it is kept short.
+   */
+  public static final int MAX_EVENT_TYPE_LENGTH = 128;
+
+  /**
+   * How many distinct {@code type} tag values {@code webhook.events} takes at most. Types arrive
+   * from the platform and new ones keep appearing; past this many, a type not yet seen counts under
+   * {@link #OTHER_TYPE_TAG}, so a stream of odd names cannot grow every metrics scrape without
+   * bound. About 40 types exist today.
+   */
+  public static final int MAX_TYPE_TAGS = 200;
+
+  /**
+   * The {@code type} tag value of {@code webhook.events} for types first seen after {@link
+   * #MAX_TYPE_TAGS} others.
+   */
+  public static final String OTHER_TYPE_TAG = "other";
+
+  /**
+   * Default {@link Builder#refusalLogInterval}: at most one WARN line per second for each kind of
+   * unauthenticated refusal.
+   */
+  public static final Duration DEFAULT_REFUSAL_LOG_INTERVAL = Duration.ofSeconds(1);
 
   /** Default {@link Builder#maxBodyBytes}: 1 MiB. */
   public static final int DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -99,6 +137,7 @@ public final class WebhookConsumer implements AutoCloseable {
   private final AcknowledgementMode acknowledgementMode;
   private final Answers answers;
   private final Metrics metrics;
+  private final RefusalLog refusals;
 
   private final Acknowledgement acknowledgement;
   private final boolean listenersNonBlocking;
@@ -106,7 +145,8 @@ public final class WebhookConsumer implements AutoCloseable {
   private final AdapterSupport adapterSupport = new AdapterSupport(this);
 
   private WebhookConsumer(ConsumerSettings s) {
-    this.verifier = new SignatureVerifier(s.secrets);
+    this.refusals = new RefusalLog(s.refusalLogTicker, s.refusalLogInterval);
+    this.verifier = new SignatureVerifier(s.secrets, refusals);
     EventTypeNames names = new EventTypeNames(s.aliases);
     this.parser = new PayloadParser(s.mapperOrDefault(), names);
     Deduplicator store = s.store();
@@ -116,7 +156,7 @@ public final class WebhookConsumer implements AutoCloseable {
     if (store instanceof MeteredStore metered) {
       metered.bindTo(s.metricsBinder);
     }
-    this.crc = new CrcResponder(verifier.current(), metrics);
+    this.crc = new CrcResponder(verifier.current(), metrics, refusals);
     this.maxBodyBytes = s.maxBodyBytes;
     this.answers = new Answers(metrics);
     this.handOff = new HandOff(gate, answers, s.queueingDeadline, s.nanoTime);
@@ -206,10 +246,15 @@ public final class WebhookConsumer implements AutoCloseable {
   }
 
   WebhookResponse payloadTooLarge() {
+    refusals.warn(
+        RefusalLog.Reason.TOO_LARGE,
+        "Refused a delivery: body larger than " + maxBodyBytes + " bytes");
     return answers.payloadTooLarge(maxBodyBytes);
   }
 
   WebhookResponse unreadableBody() {
+    refusals.warn(
+        RefusalLog.Reason.UNREADABLE, "Refused a delivery: its body could not be read to the end");
     return answers.unreadableBody();
   }
 
@@ -344,7 +389,8 @@ public final class WebhookConsumer implements AutoCloseable {
      * Records the meters {@code webhook.deliveries}, {@code webhook.events}, {@code webhook.crc},
      * {@code webhook.delivery.latency}, {@code webhook.duplicates.waiting} and the dedup cache's
      * statistics ({@code webhook.dedup}) in this registry. Without it nothing is recorded and
-     * Micrometer need not be present.
+     * Micrometer need not be present. The {@code type} tag of {@code webhook.events} takes at most
+     * {@link WebhookConsumer#MAX_TYPE_TAGS} values, then {@link WebhookConsumer#OTHER_TYPE_TAG}.
      */
     public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
       settings.metricsBinder = new MicrometerBinder(Objects.requireNonNull(registry, "registry"));
@@ -414,6 +460,25 @@ public final class WebhookConsumer implements AutoCloseable {
      */
     public Builder listenersNonBlocking(boolean nonBlocking) {
       settings.listenersNonBlocking = nonBlocking;
+      return this;
+    }
+
+    /**
+     * How often each kind of unauthenticated refusal (missing, malformed or non-matching signature,
+     * a body over the limit or unreadable, a missing or refused CRC token) may log a WARN line
+     * (default one second). Anyone who can reach the webhook can cause these, so the lines are
+     * rate-limited: within the interval further refusals of that kind are only counted, and the
+     * next line logged says how many were suppressed. The meters count every refusal. Zero logs
+     * each one.
+     */
+    public Builder refusalLogInterval(Duration interval) {
+      settings.refusalLogInterval(interval);
+      return this;
+    }
+
+    /** The clock of {@link #refusalLogInterval}, in nanoseconds; tests move a fake one. */
+    Builder refusalLogTicker(java.util.function.LongSupplier nanoTicker) {
+      settings.refusalLogTicker = Objects.requireNonNull(nanoTicker, "nanoTicker");
       return this;
     }
 
