@@ -297,6 +297,25 @@ final class WebhookServerHostileClientTest {
     assertThat(seen).isEmpty();
   }
 
+  @Test
+  void builder_outOfRangeLimits_refusedNamingTheValue() {
+    WebhookServer.Builder builder = server();
+    assertThatThrownBy(() -> builder.readTimeout(Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("readTimeout")
+        .hasMessageContaining("PT0S");
+    assertThatThrownBy(() -> builder.requestParseTimeout(Duration.ofSeconds(-1)))
+        .hasMessageContaining("requestParseTimeout");
+    assertThatThrownBy(() -> builder.idleTimeout(null)).hasMessageContaining("idleTimeout");
+    assertThatThrownBy(() -> builder.maxHeaderBytes(100))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("maxHeaderBytes")
+        .hasMessageContaining("100");
+    assertThatThrownBy(() -> builder.maxConnections(0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("maxConnections must be positive, was 0");
+  }
+
   private static String readStatusLine(Socket socket) throws IOException {
     InputStream in = socket.getInputStream();
     ByteArrayOutputStream line = new ByteArrayOutputStream();
