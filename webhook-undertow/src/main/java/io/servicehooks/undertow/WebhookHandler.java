@@ -14,12 +14,16 @@ import io.undertow.util.Methods;
 import io.undertow.util.SameThreadExecutor;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.xnio.IoUtils;
 
 /**
  * Serves a {@link WebhookConsumer} from any Undertow server, at whatever path it is mounted:
@@ -34,19 +38,41 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The body is read without blocking on the IO thread and never buffered past {@link
  * AdapterSupport#maxBodyBytes()} (a larger declared or streamed body gets 413 and the connection is
- * closed). CRC checks, refusals, duplicates and events nobody listens to are answered on the IO
- * thread; when listeners have to run, the delivery moves to Undertow's worker pool (or the executor
- * given here), unless the consumer declares its listeners non-blocking, in which case they run on
- * the IO thread too.
+ * closed). The declared {@code Content-Length} is not trusted for sizing: the buffer starts at 16
+ * KiB at most and doubles as bytes arrive. CRC checks, refusals, duplicates and events nobody
+ * listens to are answered on the IO thread; when listeners have to run, the delivery moves to
+ * Undertow's worker pool (or the executor given here), unless the consumer declares its listeners
+ * non-blocking, in which case they run on the IO thread too.
+ *
+ * <p>Slow and silent clients are the server's business, not the handler's. Undertow's defaults let
+ * a client hold a connection for a minute or more by sending headers slowly, or headers and then
+ * nothing; {@link WebhookServer} sets the following, and a server of your own needs the same:
+ *
+ * <pre>{@code
+ * Undertow.builder()
+ *     .setServerOption(UndertowOptions.REQUEST_PARSE_TIMEOUT, 5_000) // headers in full within 5 s
+ *     .setServerOption(UndertowOptions.NO_REQUEST_TIMEOUT, 10_000)   // idle connection closed
+ *     .setServerOption(UndertowOptions.MAX_HEADER_SIZE, 16 * 1024)
+ *     .setSocketOption(Options.READ_TIMEOUT, 5_000)                  // silent client mid-body
+ *     .setSocketOption(Options.CONNECTION_HIGH_WATER, 1000)          // connection cap
+ *     .setSocketOption(Options.CONNECTION_LOW_WATER, 1000)
+ * }</pre>
  */
 public final class WebhookHandler implements HttpHandler {
 
   private static final Logger log = LoggerFactory.getLogger(WebhookHandler.class);
   private static final HttpString CONNECTION = new HttpString("Connection");
 
+  /**
+   * The most a body buffer starts with, whatever {@code Content-Length} claims; it doubles as bytes
+   * arrive, up to the consumer's limit.
+   */
+  static final int INITIAL_BUFFER_BYTES = 16 * 1024;
+
   private final WebhookConsumer consumer;
   private final AdapterSupport adapter;
   private final Executor executor;
+  private final Set<HttpServerExchange> receiving = ConcurrentHashMap.newKeySet();
 
   /** Runs deliveries on Undertow's worker pool. */
   public WebhookHandler(WebhookConsumer consumer) {
@@ -81,13 +107,88 @@ public final class WebhookHandler implements HttpHandler {
 
   private void receive(HttpServerExchange exchange) {
     int limit = adapter.maxBodyBytes();
-    if (exchange.getRequestContentLength() > limit) {
+    long declared = exchange.getRequestContentLength();
+    if (declared > limit) {
       tooLarge(exchange);
       return;
     }
-    Receiver receiver = exchange.getRequestReceiver();
-    receiver.setMaxBufferSize(limit);
-    receiver.receiveFullBytes(this::received, this::readFailed);
+    // The declared length is unverified: a buffer sized from it would let anyone pin up to the
+    // limit per connection by sending headers alone. Start small and grow as bytes arrive.
+    int initial = (int) Math.min(declared >= 0 ? declared : limit, INITIAL_BUFFER_BYTES);
+    Body body = new Body(limit, initial);
+    receiving.add(exchange);
+    exchange.addExchangeCompleteListener(
+        (done, next) -> {
+          receiving.remove(done);
+          next.proceed();
+        });
+    exchange.getRequestReceiver().receivePartialBytes(body, body);
+  }
+
+  /**
+   * Closes the connection of every delivery whose body has not fully arrived, so a server that is
+   * shutting down waits only for deliveries already being answered. Nothing was verified, claimed
+   * or acknowledged for a cut delivery: the platform retries it.
+   */
+  void cutUnfinishedBodies() {
+    for (HttpServerExchange exchange : receiving) {
+      IoUtils.safeClose(exchange.getConnection());
+    }
+  }
+
+  int unfinishedBodies() {
+    return receiving.size();
+  }
+
+  /** Collects one body into a buffer that doubles as bytes arrive, never past the limit. */
+  private final class Body implements Receiver.PartialBytesCallback, Receiver.ErrorCallback {
+    private final int limit;
+    private byte[] bytes;
+    private int size;
+    private boolean finished;
+
+    Body(int limit, int initial) {
+      this.limit = limit;
+      this.bytes = new byte[initial];
+    }
+
+    @Override
+    public void handle(HttpServerExchange exchange, byte[] chunk, boolean last) {
+      if (finished) {
+        return;
+      }
+      if (chunk.length > limit - size) {
+        finished = true;
+        bytes = null;
+        exchange.getRequestReceiver().pause();
+        receiving.remove(exchange);
+        tooLarge(exchange);
+        return;
+      }
+      if (chunk.length > bytes.length - size) {
+        int capacity = Math.max(size + chunk.length, (int) Math.min(limit, 2L * bytes.length));
+        bytes = Arrays.copyOf(bytes, capacity);
+      }
+      System.arraycopy(chunk, 0, bytes, size, chunk.length);
+      size += chunk.length;
+      if (last) {
+        finished = true;
+        receiving.remove(exchange);
+        received(exchange, size == bytes.length ? bytes : Arrays.copyOf(bytes, size));
+        bytes = null;
+      }
+    }
+
+    @Override
+    public void error(HttpServerExchange exchange, IOException error) {
+      if (finished) {
+        return;
+      }
+      finished = true;
+      bytes = null;
+      receiving.remove(exchange);
+      readFailed(exchange, error);
+    }
   }
 
   private void received(HttpServerExchange exchange, byte[] body) {

@@ -4,6 +4,7 @@ import io.servicehooks.core.WebhookConsumer;
 import io.servicehooks.core.WebhookResponse;
 import io.undertow.Handlers;
 import io.undertow.Undertow;
+import io.undertow.UndertowOptions;
 import io.undertow.server.DefaultResponseListener;
 import io.undertow.server.HttpHandler;
 import io.undertow.server.HttpServerExchange;
@@ -26,6 +27,7 @@ import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.xnio.Options;
 
 /**
  * A small embedded Undertow server for a {@link WebhookConsumer}, for bots that have no server of
@@ -50,7 +52,26 @@ public final class WebhookServer implements AutoCloseable {
   private static final WebhookResponse SHUTTING_DOWN =
       jsonError(503, "{\"error\":\"shutting_down\",\"message\":\"server is shutting down\"}");
 
+  /** Default {@link Builder#requestParseTimeout}: 5 s. */
+  public static final Duration DEFAULT_REQUEST_PARSE_TIMEOUT = Duration.ofSeconds(5);
+
+  /** Default {@link Builder#readTimeout}: 5 s. */
+  public static final Duration DEFAULT_READ_TIMEOUT = Duration.ofSeconds(5);
+
+  /** Default {@link Builder#idleTimeout}: 10 s. */
+  public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(10);
+
+  /** Default {@link Builder#maxHeaderBytes}: 16 KiB. */
+  public static final int DEFAULT_MAX_HEADER_BYTES = 16 * 1024;
+
+  /** Default {@link Builder#maxConnections}: 1,000. */
+  public static final int DEFAULT_MAX_CONNECTIONS = 1000;
+
+  /** Default {@link Builder#shutdownTimeout}: 30 s. */
+  public static final Duration DEFAULT_SHUTDOWN_TIMEOUT = Duration.ofSeconds(30);
+
   private final Undertow undertow;
+  private final WebhookHandler handler;
   private final GracefulShutdownHandler shutdown;
   private final WebhookConsumer consumer;
   private final Duration shutdownTimeout;
@@ -65,7 +86,8 @@ public final class WebhookServer implements AutoCloseable {
     this.path = b.path;
     this.tls = b.sslContext != null;
     PathHandler paths = Handlers.path(exchange -> WebhookHandler.send(exchange, NOT_FOUND));
-    paths.addExactPath(b.path, new WebhookHandler(b.consumer));
+    this.handler = new WebhookHandler(b.consumer);
+    paths.addExactPath(b.path, handler);
     b.routes.forEach(paths::addExactPath);
     this.shutdown = Handlers.gracefulShutdown(paths);
     // The shutdown handler refuses with a bare 503 and has no hook for a body; the listener gives
@@ -77,7 +99,19 @@ public final class WebhookServer implements AutoCloseable {
           exchange.addDefaultResponseListener(shuttingDown);
           shutdown.handleRequest(exchange);
         };
-    Undertow.Builder ub = Undertow.builder().setHandler(root);
+    Undertow.Builder ub =
+        Undertow.builder()
+            .setHandler(root)
+            // Headers must arrive in full within this, however slowly they trickle.
+            .setServerOption(UndertowOptions.REQUEST_PARSE_TIMEOUT, millis(b.requestParseTimeout))
+            // A connection with no request in progress (new or kept alive) is closed after this.
+            .setServerOption(UndertowOptions.NO_REQUEST_TIMEOUT, millis(b.idleTimeout))
+            .setServerOption(UndertowOptions.MAX_HEADER_SIZE, b.maxHeaderBytes)
+            // A silent peer while a request or body is being read; see Builder#readTimeout.
+            .setSocketOption(Options.READ_TIMEOUT, millis(b.readTimeout))
+            // Past the cap, connections wait in the accept backlog instead of costing memory.
+            .setSocketOption(Options.CONNECTION_HIGH_WATER, b.maxConnections)
+            .setSocketOption(Options.CONNECTION_LOW_WATER, b.maxConnections);
     if (b.ioThreads > 0) {
       ub.setIoThreads(b.ioThreads);
     }
@@ -90,6 +124,10 @@ public final class WebhookServer implements AutoCloseable {
       ub.addHttpListener(b.port, b.host);
     }
     this.undertow = ub.build();
+  }
+
+  private static int millis(Duration d) {
+    return (int) d.toMillis();
   }
 
   private static boolean sendShuttingDown(HttpServerExchange exchange) {
@@ -139,6 +177,11 @@ public final class WebhookServer implements AutoCloseable {
     return (InetSocketAddress) undertow.getListenerInfo().get(0).getAddress();
   }
 
+  /** How many deliveries are still waiting for their body; for tests. */
+  int unfinishedBodies() {
+    return handler.unfinishedBodies();
+  }
+
   /** The webhook path. */
   public String path() {
     return path;
@@ -156,6 +199,9 @@ public final class WebhookServer implements AutoCloseable {
     closed = true;
     if (started) {
       shutdown.shutdown();
+      // A client that sent headers and then stalls holds no claim; waiting for it would hold
+      // SIGTERM for the whole drain.
+      handler.cutUnfinishedBodies();
       try {
         if (!shutdown.awaitShutdown(shutdownTimeout.toMillis())) {
           log.warn("Requests still running after {}; stopping anyway", shutdownTimeout);
@@ -184,7 +230,12 @@ public final class WebhookServer implements AutoCloseable {
     private SSLContext sslContext;
     private int ioThreads;
     private int workerThreads;
-    private Duration shutdownTimeout = Duration.ofSeconds(30);
+    private Duration shutdownTimeout = DEFAULT_SHUTDOWN_TIMEOUT;
+    private Duration requestParseTimeout = DEFAULT_REQUEST_PARSE_TIMEOUT;
+    private Duration readTimeout = DEFAULT_READ_TIMEOUT;
+    private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
+    private int maxHeaderBytes = DEFAULT_MAX_HEADER_BYTES;
+    private int maxConnections = DEFAULT_MAX_CONNECTIONS;
     private final Map<String, HttpHandler> routes = new LinkedHashMap<>();
 
     private Builder(WebhookConsumer consumer) {
@@ -276,7 +327,10 @@ public final class WebhookServer implements AutoCloseable {
       return this;
     }
 
-    /** How long {@link WebhookServer#close()} waits for in-flight requests (default 30 s). */
+    /**
+     * How long {@link WebhookServer#close()} waits for in-flight requests (default {@link
+     * #DEFAULT_SHUTDOWN_TIMEOUT}).
+     */
     public Builder shutdownTimeout(Duration timeout) {
       Objects.requireNonNull(timeout, "timeout");
       if (timeout.isNegative()) {
@@ -284,6 +338,69 @@ public final class WebhookServer implements AutoCloseable {
       }
       this.shutdownTimeout = timeout;
       return this;
+    }
+
+    /**
+     * How long a request's line and headers may take to arrive in full, however slowly they trickle
+     * (default {@link #DEFAULT_REQUEST_PARSE_TIMEOUT}); past it the connection is closed.
+     */
+    public Builder requestParseTimeout(Duration timeout) {
+      this.requestParseTimeout = timeout("requestParseTimeout", timeout);
+      return this;
+    }
+
+    /**
+     * The longest silence allowed from a client while its request or body is being read (default
+     * {@link #DEFAULT_READ_TIMEOUT}); past it the connection is closed and nothing is dispatched.
+     * Once the body has arrived it no longer runs: listeners may take longer.
+     */
+    public Builder readTimeout(Duration timeout) {
+      this.readTimeout = timeout("readTimeout", timeout);
+      return this;
+    }
+
+    /**
+     * How long a connection may stay open with no request in progress, whether new or kept alive
+     * between requests (default {@link #DEFAULT_IDLE_TIMEOUT}).
+     */
+    public Builder idleTimeout(Duration timeout) {
+      this.idleTimeout = timeout("idleTimeout", timeout);
+      return this;
+    }
+
+    /**
+     * The most bytes a request line and headers may take (default {@link
+     * #DEFAULT_MAX_HEADER_BYTES}); a larger request is refused and its connection closed.
+     */
+    public Builder maxHeaderBytes(int maxHeaderBytes) {
+      if (maxHeaderBytes < 1024) {
+        throw new IllegalArgumentException(
+            "maxHeaderBytes must be at least 1024, was " + maxHeaderBytes);
+      }
+      this.maxHeaderBytes = maxHeaderBytes;
+      return this;
+    }
+
+    /**
+     * The most connections served at once (default {@link #DEFAULT_MAX_CONNECTIONS}); further
+     * clients wait in the operating system's accept backlog until one closes.
+     */
+    public Builder maxConnections(int maxConnections) {
+      if (maxConnections < 1) {
+        throw new IllegalArgumentException(
+            "maxConnections must be positive, was " + maxConnections);
+      }
+      this.maxConnections = maxConnections;
+      return this;
+    }
+
+    private static Duration timeout(String name, Duration timeout) {
+      Objects.requireNonNull(timeout, name);
+      if (timeout.toMillis() < 1 || timeout.toMillis() > Integer.MAX_VALUE) {
+        throw new IllegalArgumentException(
+            name + " must be 1 ms to " + Integer.MAX_VALUE + " ms, was " + timeout);
+      }
+      return timeout;
     }
 
     /** Builds the server, not yet started. */
