@@ -20,6 +20,8 @@ import java.util.concurrent.CountDownLatch;
  * LOG_EVENTS               true (default) or false
  * IO_THREADS               Undertow IO threads (default: one per available core)
  * WORKER_THREADS           threads that run listeners (default: four per available core)
+ * LISTENER_DELAY_MS        a pause, in ms, in every event's handling (default 0): rehearses a slow
+ *                          listener, e.g. in the crash test (CrashIT)
  * --demo                   run the demo instead: a consumer plus a sender of signed events
  * </pre>
  *
@@ -33,7 +35,7 @@ public final class ConsumerMain {
       "usage: java -jar servicehooks-consumer.jar [--port N] [--path /webhooks] [--host ADDR] [--demo]\n"
           + "environment: SERVICE_CONSUMER_SECRET (required, comma-separated, first current), PORT,\n"
           + "             WEBHOOK_PATH, HOST, LISTENER_MODE=worker|inline, LOG_EVENTS=true|false,\n"
-          + "             IO_THREADS, WORKER_THREADS";
+          + "             IO_THREADS, WORKER_THREADS, LISTENER_DELAY_MS";
 
   private ConsumerMain() {}
 
@@ -57,8 +59,10 @@ public final class ConsumerMain {
   static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err)
       throws Exception {
     Command command;
+    long listenerDelayMs;
     try {
       command = parse(args, env);
+      listenerDelayMs = listenerDelayMs(env);
     } catch (ConfigException e) {
       err.println("servicehooks-consumer: " + e.getMessage());
       return 2;
@@ -70,7 +74,14 @@ public final class ConsumerMain {
     if (command.demo()) {
       return Demo.run(command.settings(), out);
     }
-    StandaloneConsumer consumer = StandaloneConsumer.start(command.settings(), b -> {});
+    StandaloneConsumer consumer =
+        StandaloneConsumer.start(
+            command.settings(),
+            b -> {
+              if (listenerDelayMs > 0) {
+                b.onAny(event -> Thread.sleep(listenerDelayMs));
+              }
+            });
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
@@ -175,6 +186,24 @@ public final class ConsumerMain {
       // fall through to the message
     }
     throw new ConfigException(name + " must be a number from 1 to 1024, was '" + value + "'");
+  }
+
+  /** {@code LISTENER_DELAY_MS}: 0 to 10,000, default 0. */
+  static long listenerDelayMs(Map<String, String> env) throws ConfigException {
+    String value = env.get("LISTENER_DELAY_MS");
+    if (value == null || value.isBlank()) {
+      return 0;
+    }
+    try {
+      long ms = Long.parseLong(value.trim());
+      if (ms >= 0 && ms <= 10_000) {
+        return ms;
+      }
+    } catch (NumberFormatException e) {
+      // fall through to the message
+    }
+    throw new ConfigException(
+        "LISTENER_DELAY_MS must be a number from 0 to 10000, was '" + value + "'");
   }
 
   private static String value(String[] args, int i, String flag) throws ConfigException {

@@ -13,8 +13,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The standalone consumer: a {@link WebhookServer} with {@code GET /health}, Prometheus text at
- * {@code GET /metrics}, and one INFO line per handled event. {@link ConsumerMain} runs it from the
- * command line; the demo and the tests start it in-process.
+ * {@code GET /metrics}, and one INFO line per handled event, written once all the event's listeners
+ * have finished. {@link ConsumerMain} runs it from the command line; the demo and the tests start
+ * it in-process.
  */
 public final class StandaloneConsumer implements AutoCloseable {
 
@@ -42,10 +43,14 @@ public final class StandaloneConsumer implements AutoCloseable {
             .consumerSecrets(settings.consumerSecrets())
             .meterRegistry(registry)
             .listenersNonBlocking(settings.inlineListeners());
+    customizer.accept(builder);
     if (settings.logEvents()) {
+      // Registered after the caller's listeners (they run in registration order), so the line
+      // means every listener of the event has finished; logback flushes it before the listener
+      // returns, so in synchronous mode it is on stdout before the 200 is sent (CrashIT relies
+      // on this).
       builder.onAny(event -> log.info("Handled {} event {}", event.type(), event.id()));
     }
-    customizer.accept(builder);
     HttpHandler health =
         exchange -> {
           exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, "application/json");

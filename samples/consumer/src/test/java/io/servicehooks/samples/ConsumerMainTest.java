@@ -73,4 +73,14 @@ final class ConsumerMainTest {
         .contains("'fast'")
         .contains("'--secret'");
   }
+
+  @Test
+  void listenerDelayMs_unsetOrInRange_isTakenElseConfigError() throws Exception {
+    assertThat(ConsumerMain.listenerDelayMs(Map.of())).isZero();
+    assertThat(ConsumerMain.listenerDelayMs(Map.of("LISTENER_DELAY_MS", " 50 "))).isEqualTo(50);
+    assertThat(run(Map.of("SERVICE_CONSUMER_SECRET", "s", "LISTENER_DELAY_MS", "-1"))).isEqualTo(2);
+    assertThat(run(Map.of("SERVICE_CONSUMER_SECRET", "s", "LISTENER_DELAY_MS", "slow")))
+        .isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("'-1'").contains("'slow'");
+  }
 }
