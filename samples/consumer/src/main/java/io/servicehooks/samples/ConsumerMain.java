@@ -16,6 +16,9 @@ import java.util.concurrent.CountDownLatch;
  * PORT                     default 8080            (flag --port)
  * WEBHOOK_PATH             default /webhooks       (flag --path)
  * HOST                     default 0.0.0.0         (flag --host)
+ * MANAGEMENT_PORT          unset (default): /health and /metrics beside the webhook; set: served
+ *                          only on this port, 404 on the webhook port   (flag --management-port)
+ * MANAGEMENT_HOST          default HOST; needs MANAGEMENT_PORT          (flag --management-host)
  * LISTENER_MODE            worker (default) or inline
  * LOG_EVENTS               true (default) or false
  * IO_THREADS               Undertow IO threads (default: one per available core)
@@ -30,10 +33,11 @@ import java.util.concurrent.CountDownLatch;
 public final class ConsumerMain {
 
   static final String USAGE =
-      "usage: java -jar servicehooks-consumer.jar [--port N] [--path /webhooks] [--host ADDR] [--demo]\n"
+      "usage: java -jar servicehooks-consumer.jar [--port N] [--path /webhooks] [--host ADDR]\n"
+          + "                                           [--management-port N] [--management-host ADDR] [--demo]\n"
           + "environment: SERVICE_CONSUMER_SECRET (required, comma-separated, first current), PORT,\n"
-          + "             WEBHOOK_PATH, HOST, LISTENER_MODE=worker|inline, LOG_EVENTS=true|false,\n"
-          + "             IO_THREADS, WORKER_THREADS";
+          + "             WEBHOOK_PATH, HOST, MANAGEMENT_PORT, MANAGEMENT_HOST,\n"
+          + "             LISTENER_MODE=worker|inline, LOG_EVENTS=true|false, IO_THREADS, WORKER_THREADS";
 
   private ConsumerMain() {}
 
@@ -90,6 +94,8 @@ public final class ConsumerMain {
     String port = env.getOrDefault("PORT", "8080");
     String path = env.getOrDefault("WEBHOOK_PATH", "/webhooks");
     String host = env.getOrDefault("HOST", "0.0.0.0");
+    String managementPort = env.get("MANAGEMENT_PORT");
+    String managementHost = env.get("MANAGEMENT_HOST");
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--demo" -> demo = true;
@@ -97,17 +103,25 @@ public final class ConsumerMain {
         case "--port" -> port = value(args, ++i, "--port");
         case "--path" -> path = value(args, ++i, "--path");
         case "--host" -> host = value(args, ++i, "--host");
+        case "--management-port" -> managementPort = value(args, ++i, "--management-port");
+        case "--management-host" -> managementHost = value(args, ++i, "--management-host");
         default -> throw new ConfigException("unknown argument '" + args[i] + "'\n" + USAGE);
       }
     }
-    int portNumber;
-    try {
-      portNumber = Integer.parseInt(port.trim());
-    } catch (NumberFormatException e) {
-      throw new ConfigException("PORT must be a number, was '" + port + "'");
+    int portNumber = port("PORT", port);
+    int managementPortNumber = StandaloneConsumer.Settings.NO_MANAGEMENT_PORT;
+    if (managementPort != null && !managementPort.isBlank()) {
+      managementPortNumber = port("MANAGEMENT_PORT", managementPort);
+      if (managementPortNumber != 0 && managementPortNumber == portNumber) {
+        throw new ConfigException(
+            "MANAGEMENT_PORT must differ from PORT, both were " + managementPortNumber);
+      }
+    } else if (managementHost != null && !managementHost.isBlank()) {
+      throw new ConfigException(
+          "MANAGEMENT_HOST is set but MANAGEMENT_PORT is not (health and metrics would stay on PORT)");
     }
-    if (portNumber < 0 || portNumber > 65535) {
-      throw new ConfigException("PORT must be 0 to 65535, was " + portNumber);
+    if (managementHost == null || managementHost.isBlank()) {
+      managementHost = host;
     }
     if (!path.startsWith("/")) {
       throw new ConfigException("WEBHOOK_PATH must start with '/', was '" + path + "'");
@@ -142,7 +156,9 @@ public final class ConsumerMain {
             mode.equals("inline"),
             logEvents.equals("true"),
             ioThreads,
-            workerThreads);
+            workerThreads,
+            managementHost,
+            managementPortNumber);
     return new Command(settings, demo, help);
   }
 
@@ -175,6 +191,19 @@ public final class ConsumerMain {
       // fall through to the message
     }
     throw new ConfigException(name + " must be a number from 1 to 1024, was '" + value + "'");
+  }
+
+  private static int port(String name, String value) throws ConfigException {
+    int n;
+    try {
+      n = Integer.parseInt(value.trim());
+    } catch (NumberFormatException e) {
+      throw new ConfigException(name + " must be a number, was '" + value + "'");
+    }
+    if (n < 0 || n > 65535) {
+      throw new ConfigException(name + " must be 0 to 65535, was " + n);
+    }
+    return n;
   }
 
   private static String value(String[] args, int i, String flag) throws ConfigException {
