@@ -48,7 +48,8 @@ final class ConsumerSettings {
   Duration refusalLogInterval = WebhookConsumer.DEFAULT_REFUSAL_LOG_INTERVAL;
   LongSupplier refusalLogTicker = System::nanoTime;
 
-  void consumerSecrets(String... secrets) {
+  /** The comma convenience: every argument split at commas, blank parts dropped. */
+  void consumerSecretsSplittingCommas(String... secrets) {
     Objects.requireNonNull(secrets, "secrets");
     List<String> all = new ArrayList<>();
     for (String s : secrets) {
@@ -63,6 +64,29 @@ final class ConsumerSettings {
     }
     if (all.isEmpty()) {
       throw new IllegalArgumentException("at least one non-blank consumer secret is required");
+    }
+    this.secrets = List.copyOf(all);
+  }
+
+  /** Each element one whole secret: never split, so a secret may hold any character. */
+  void consumerSecrets(List<String> secrets) {
+    Objects.requireNonNull(secrets, "secrets");
+    if (secrets.isEmpty()) {
+      throw new IllegalArgumentException("at least one consumer secret is required");
+    }
+    List<String> all = new ArrayList<>(secrets.size());
+    for (int i = 0; i < secrets.size(); i++) {
+      String s = secrets.get(i);
+      // The index, never the value: a secret must not reach an exception message.
+      if (s == null) {
+        throw new IllegalArgumentException("consumer secret at index " + i + " is null");
+      }
+      if (s.isBlank()) {
+        throw new IllegalArgumentException("consumer secret at index " + i + " is blank");
+      }
+      // The platform's secrets have no surrounding whitespace; a copied one often has (a
+      // trailing newline from a secrets file), and every caller stripped it before this split.
+      all.add(s.strip());
     }
     this.secrets = List.copyOf(all);
   }

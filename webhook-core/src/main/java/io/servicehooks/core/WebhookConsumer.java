@@ -304,17 +304,34 @@ public final class WebhookConsumer implements AutoCloseable {
     private Builder() {}
 
     /**
-     * The app's consumer secrets: the first is current and signs CRC answers; the others are still
-     * accepted on deliveries, for rotation. A single argument may be a comma-separated list.
+     * The app's consumer secrets, for secrets held in an environment variable: each argument is
+     * split at commas, so {@code consumerSecrets(System.getenv("SERVICE_CONSUMER_SECRET"))} takes
+     * {@code current,previous} as two secrets. The first is current and signs CRC answers; the
+     * others are still accepted on deliveries, for rotation. Blank parts are skipped and
+     * surrounding whitespace removed; at least one secret must remain.
+     *
+     * <p>A secret that contains a comma cannot pass through here: give it to {@link
+     * #consumerSecrets(List)}, which takes each element whole.
+     *
+     * @throws IllegalArgumentException if an argument is null or no non-blank secret remains
      */
     public Builder consumerSecrets(String... secrets) {
-      settings.consumerSecrets(secrets);
+      settings.consumerSecretsSplittingCommas(secrets);
       return this;
     }
 
-    /** Same as {@link #consumerSecrets(String...)} with a list, the first current. */
+    /**
+     * The app's consumer secrets, each element one whole secret (never split at commas, so a secret
+     * may contain any character); the first is current and signs CRC answers, the others are still
+     * accepted on deliveries, for rotation. Surrounding whitespace, such as a trailing newline read
+     * from a file, is removed; everything between is part of the secret.
+     *
+     * @throws IllegalArgumentException if the list is empty or an element is null or blank (the
+     *     message names the index, never the value)
+     */
     public Builder consumerSecrets(List<String> secrets) {
-      return consumerSecrets(Objects.requireNonNull(secrets, "secrets").toArray(String[]::new));
+      settings.consumerSecrets(secrets);
+      return this;
     }
 
     /** Largest body accepted, in bytes (default 1 MiB); larger ones get 413. */

@@ -28,6 +28,7 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.PropertySource;
 import org.springframework.core.env.StandardEnvironment;
+import org.springframework.util.unit.DataSize;
 
 /**
  * Auto-configuration of a webhook endpoint in a Spring Boot servlet application: a {@link
@@ -69,16 +70,10 @@ public final class WebhookAutoConfiguration {
       ObjectProvider<WebhookListener> listeners,
       ObjectProvider<WebhookConsumerCustomizer> customizers) {
     WebhookProperties.AcknowledgementProperties ack = properties.getAcknowledgement();
-    long maxBody = properties.getMaxBodySize().toBytes();
-    if (maxBody > Integer.MAX_VALUE) {
-      throw new IllegalStateException(
-          "servicehooks.webhook.max-body-size must be at most 2 GB, was "
-              + properties.getMaxBodySize());
-    }
     WebhookConsumer.Builder builder =
         WebhookConsumer.builder()
-            .consumerSecrets(properties.getConsumerSecrets())
-            .maxBodyBytes((int) maxBody)
+            .consumerSecrets(consumerSecrets(properties.getConsumerSecrets()))
+            .maxBodyBytes(checkedMaxBodyBytes(properties.getMaxBodySize()))
             .dedupWindow(properties.getDedup().getWindow())
             .dedupMaxEntries(properties.getDedup().getMaxEntries())
             .acknowledgement(ack.getMode())
@@ -125,6 +120,32 @@ public final class WebhookAutoConfiguration {
     return ListenerMethods.patterns(
         AnnotatedElementUtils.findMergedAnnotation(
             AopUtils.getTargetClass(listener), OnWebhookEvent.class));
+  }
+
+  /**
+   * The largest {@code servicehooks.webhook.max-body-size}. A delivery is read whole into memory
+   * before its signature is checked, so the limit is what one unauthenticated request may make the
+   * application hold; the platform's deliveries are a few KB of JSON, and 64 times the 1 MB default
+   * leaves room for any of them while keeping the adapters' {@code limit + 1} read far from {@code
+   * int} overflow (at {@code Integer.MAX_VALUE} every POST failed).
+   */
+  static final DataSize MAX_BODY_SIZE_LIMIT = DataSize.ofMegabytes(64);
+
+  static int checkedMaxBodyBytes(DataSize size) {
+    if (size == null || size.toBytes() < 1 || size.toBytes() > MAX_BODY_SIZE_LIMIT.toBytes()) {
+      throw new IllegalStateException(
+          "servicehooks.webhook.max-body-size must be from 1B to 64MB, was " + size);
+    }
+    return (int) size.toBytes();
+  }
+
+  /**
+   * Each configured element is one whole secret (an indexed {@code consumer-secrets[0]} may hold a
+   * comma); a comma-separated value was already split by Spring's binding, which keeps the empty
+   * element after a trailing comma: dropped, as before.
+   */
+  static List<String> consumerSecrets(List<String> configured) {
+    return configured.stream().filter(s -> s != null && !s.isBlank()).toList();
   }
 
   static String checkedPath(String path) {

@@ -18,7 +18,8 @@ public class WebhookProperties {
 
   /**
    * The app's consumer secrets (comma-separated or a list). The first is current and signs CRC
-   * answers; the others are still accepted on deliveries, for rotation.
+   * answers; the others are still accepted on deliveries, for rotation. A secret that contains a
+   * comma must be given as a list element ({@code consumer-secrets[0]=...}), which is taken whole.
    */
   private List<String> consumerSecrets = new ArrayList<>();
 
@@ -27,7 +28,10 @@ public class WebhookProperties {
 
   // The core builder's default; the core has no public constant for it, so the defaults test
   // compares it with what a consumer built without the setting reports.
-  /** Largest delivery body accepted; larger ones are answered 413. */
+  /**
+   * Largest delivery body accepted; larger ones are answered 413. From 1B to 64MB, checked at
+   * start-up: a body is held in memory whole before its signature is checked.
+   */
   private DataSize maxBodySize = DataSize.ofBytes(WebhookConsumer.DEFAULT_MAX_BODY_BYTES);
 
   private final Dedup dedup = new Dedup();

@@ -16,6 +16,9 @@ import java.util.concurrent.CountDownLatch;
  * PORT                     default 8080            (flag --port)
  * WEBHOOK_PATH             default /webhooks       (flag --path)
  * HOST                     default 0.0.0.0         (flag --host)
+ * MANAGEMENT_PORT          unset (default): /health and /metrics beside the webhook; set: served
+ *                          only on this port, 404 on the webhook port   (flag --management-port)
+ * MANAGEMENT_HOST          default HOST; needs MANAGEMENT_PORT          (flag --management-host)
  * LISTENER_MODE            worker (default) or inline
  * LOG_EVENTS               true (default) or false
  * IO_THREADS               Undertow IO threads (default: one per available core)
@@ -32,10 +35,12 @@ import java.util.concurrent.CountDownLatch;
 public final class ConsumerMain {
 
   static final String USAGE =
-      "usage: java -jar servicehooks-consumer.jar [--port N] [--path /webhooks] [--host ADDR] [--demo]\n"
+      "usage: java -jar servicehooks-consumer.jar [--port N] [--path /webhooks] [--host ADDR]\n"
+          + "                                           [--management-port N] [--management-host ADDR] [--demo]\n"
           + "environment: SERVICE_CONSUMER_SECRET (required, comma-separated, first current), PORT,\n"
-          + "             WEBHOOK_PATH, HOST, LISTENER_MODE=worker|inline, LOG_EVENTS=true|false,\n"
-          + "             IO_THREADS, WORKER_THREADS, LISTENER_DELAY_MS";
+          + "             WEBHOOK_PATH, HOST, MANAGEMENT_PORT, MANAGEMENT_HOST,\n"
+          + "             LISTENER_MODE=worker|inline, LOG_EVENTS=true|false, IO_THREADS, WORKER_THREADS,\n"
+          + "             LISTENER_DELAY_MS";
 
   private ConsumerMain() {}
 
@@ -101,6 +106,8 @@ public final class ConsumerMain {
     String port = env.getOrDefault("PORT", "8080");
     String path = env.getOrDefault("WEBHOOK_PATH", "/webhooks");
     String host = env.getOrDefault("HOST", "0.0.0.0");
+    String managementPort = env.get("MANAGEMENT_PORT");
+    String managementHost = env.get("MANAGEMENT_HOST");
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--demo" -> demo = true;
@@ -108,17 +115,25 @@ public final class ConsumerMain {
         case "--port" -> port = value(args, ++i, "--port");
         case "--path" -> path = value(args, ++i, "--path");
         case "--host" -> host = value(args, ++i, "--host");
+        case "--management-port" -> managementPort = value(args, ++i, "--management-port");
+        case "--management-host" -> managementHost = value(args, ++i, "--management-host");
         default -> throw new ConfigException("unknown argument '" + args[i] + "'\n" + USAGE);
       }
     }
-    int portNumber;
-    try {
-      portNumber = Integer.parseInt(port.trim());
-    } catch (NumberFormatException e) {
-      throw new ConfigException("PORT must be a number, was '" + port + "'");
+    int portNumber = port("PORT", port);
+    int managementPortNumber = StandaloneConsumer.Settings.NO_MANAGEMENT_PORT;
+    if (managementPort != null && !managementPort.isBlank()) {
+      managementPortNumber = port("MANAGEMENT_PORT", managementPort);
+      if (managementPortNumber != 0 && managementPortNumber == portNumber) {
+        throw new ConfigException(
+            "MANAGEMENT_PORT must differ from PORT, both were " + managementPortNumber);
+      }
+    } else if (managementHost != null && !managementHost.isBlank()) {
+      throw new ConfigException(
+          "MANAGEMENT_HOST is set but MANAGEMENT_PORT is not (health and metrics would stay on PORT)");
     }
-    if (portNumber < 0 || portNumber > 65535) {
-      throw new ConfigException("PORT must be 0 to 65535, was " + portNumber);
+    if (managementHost == null || managementHost.isBlank()) {
+      managementHost = host;
     }
     if (!path.startsWith("/")) {
       throw new ConfigException("WEBHOOK_PATH must start with '/', was '" + path + "'");
@@ -153,7 +168,9 @@ public final class ConsumerMain {
             mode.equals("inline"),
             logEvents.equals("true"),
             ioThreads,
-            workerThreads);
+            workerThreads,
+            managementHost,
+            managementPortNumber);
     return new Command(settings, demo, help);
   }
 
@@ -204,6 +221,19 @@ public final class ConsumerMain {
     }
     throw new ConfigException(
         "LISTENER_DELAY_MS must be a number from 0 to 10000, was '" + value + "'");
+  }
+
+  private static int port(String name, String value) throws ConfigException {
+    int n;
+    try {
+      n = Integer.parseInt(value.trim());
+    } catch (NumberFormatException e) {
+      throw new ConfigException(name + " must be a number, was '" + value + "'");
+    }
+    if (n < 0 || n > 65535) {
+      throw new ConfigException(name + " must be 0 to 65535, was " + n);
+    }
+    return n;
   }
 
   private static String value(String[] args, int i, String flag) throws ConfigException {

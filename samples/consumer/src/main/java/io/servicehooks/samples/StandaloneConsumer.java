@@ -4,8 +4,12 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.servicehooks.core.WebhookConsumer;
 import io.servicehooks.undertow.WebhookServer;
+import io.undertow.Handlers;
+import io.undertow.Undertow;
 import io.undertow.server.HttpHandler;
+import io.undertow.server.handlers.PathHandler;
 import io.undertow.util.Headers;
+import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -14,8 +18,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The standalone consumer: a {@link WebhookServer} with {@code GET /health}, Prometheus text at
  * {@code GET /metrics}, and one INFO line per handled event, written once all the event's listeners
- * have finished. {@link ConsumerMain} runs it from the command line; the demo and the tests start
- * it in-process.
+ * have finished. With a management port ({@link Settings#managementPort()}) health and metrics are
+ * served only there, by a second small Undertow, so that the webhook port exposed to the internet
+ * answers 404 for them. {@link ConsumerMain} runs it from the command line; the demo and the tests
+ * start it in-process.
  */
 public final class StandaloneConsumer implements AutoCloseable {
 
@@ -23,10 +29,13 @@ public final class StandaloneConsumer implements AutoCloseable {
 
   private final PrometheusMeterRegistry registry;
   private final WebhookServer server;
+  private final Undertow management; // null: health and metrics beside the webhook
 
-  private StandaloneConsumer(PrometheusMeterRegistry registry, WebhookServer server) {
+  private StandaloneConsumer(
+      PrometheusMeterRegistry registry, WebhookServer server, Undertow management) {
     this.registry = registry;
     this.server = server;
+    this.management = management;
   }
 
   /**
@@ -68,16 +77,63 @@ public final class StandaloneConsumer implements AutoCloseable {
         WebhookServer.builder(builder.build())
             .host(settings.host())
             .port(settings.port())
-            .path(settings.path())
-            .route("/health", health)
-            .route("/metrics", metrics);
+            .path(settings.path());
+    if (!settings.hasManagementPort()) {
+      server.route("/health", health).route("/metrics", metrics);
+    }
     if (settings.ioThreads() > 0) {
       server.ioThreads(settings.ioThreads());
     }
     if (settings.workerThreads() > 0) {
       server.workerThreads(settings.workerThreads());
     }
-    return new StandaloneConsumer(registry, server.build().start());
+    Undertow management = null;
+    if (settings.hasManagementPort()) {
+      management = management(settings, health, metrics);
+      management.start();
+      log.info(
+          "Serving /health and /metrics at http://{}:{}",
+          settings.managementHost(),
+          boundPort(management));
+    }
+    try {
+      return new StandaloneConsumer(registry, server.build().start(), management);
+    } catch (RuntimeException e) {
+      if (management != null) {
+        management.stop();
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * The management listener: health and metrics only, everything else 404 with the same body as the
+   * webhook server's. One IO thread and two workers (the scrape runs on a worker) are plenty for
+   * probes and a scraper, and take nothing from the webhook's threads.
+   */
+  private static Undertow management(Settings settings, HttpHandler health, HttpHandler metrics) {
+    PathHandler paths =
+        Handlers.path(StandaloneConsumer::notFound)
+            .addExactPath("/health", health)
+            .addExactPath("/metrics", metrics);
+    return Undertow.builder()
+        .setIoThreads(1)
+        .setWorkerThreads(2)
+        .addHttpListener(settings.managementPort(), settings.managementHost())
+        .setHandler(paths)
+        .build();
+  }
+
+  private static void notFound(io.undertow.server.HttpServerExchange exchange) {
+    exchange.setStatusCode(404);
+    exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, "application/json");
+    exchange
+        .getResponseSender()
+        .send("{\"error\":\"not_found\",\"message\":\"nothing is served at this path\"}");
+  }
+
+  private static int boundPort(Undertow undertow) {
+    return ((InetSocketAddress) undertow.getListenerInfo().get(0).getAddress()).getPort();
   }
 
   private static void scrape(
@@ -93,15 +149,26 @@ public final class StandaloneConsumer implements AutoCloseable {
     return server.port();
   }
 
+  /**
+   * The management port actually bound, or {@link Settings#NO_MANAGEMENT_PORT} when health and
+   * metrics share the webhook port.
+   */
+  public int managementPort() {
+    return management == null ? Settings.NO_MANAGEMENT_PORT : boundPort(management);
+  }
+
   /** The Prometheus text of the current meters. */
   public String scrape() {
     return registry.scrape();
   }
 
-  /** Finishes in-flight deliveries, then stops. */
+  /** Finishes in-flight deliveries, then stops; the management port answers until then. */
   @Override
   public void close() {
     server.close();
+    if (management != null) {
+      management.stop();
+    }
     registry.close();
     log.info("Stopped");
   }
@@ -118,6 +185,10 @@ public final class StandaloneConsumer implements AutoCloseable {
    * @param logEvents log one INFO line per handled event
    * @param ioThreads Undertow IO threads, 0 for the default
    * @param workerThreads Undertow worker threads, 0 for the default
+   * @param managementHost the address the management port binds
+   * @param managementPort the port serving {@code /health} and {@code /metrics} instead of the
+   *     webhook port (0 for any free one), or {@link #NO_MANAGEMENT_PORT} to serve them beside the
+   *     webhook
    */
   public record Settings(
       List<String> consumerSecrets,
@@ -127,7 +198,40 @@ public final class StandaloneConsumer implements AutoCloseable {
       boolean inlineListeners,
       boolean logEvents,
       int ioThreads,
-      int workerThreads) {
+      int workerThreads,
+      String managementHost,
+      int managementPort) {
+
+    /** {@link #managementPort()} when there is none: health and metrics beside the webhook. */
+    public static final int NO_MANAGEMENT_PORT = -1;
+
+    /** Settings without a management port: health and metrics are served beside the webhook. */
+    public Settings(
+        List<String> consumerSecrets,
+        String host,
+        int port,
+        String path,
+        boolean inlineListeners,
+        boolean logEvents,
+        int ioThreads,
+        int workerThreads) {
+      this(
+          consumerSecrets,
+          host,
+          port,
+          path,
+          inlineListeners,
+          logEvents,
+          ioThreads,
+          workerThreads,
+          host,
+          NO_MANAGEMENT_PORT);
+    }
+
+    /** Whether {@code /health} and {@code /metrics} have a port of their own. */
+    public boolean hasManagementPort() {
+      return managementPort != NO_MANAGEMENT_PORT;
+    }
 
     @Override
     public String toString() {
@@ -147,6 +251,10 @@ public final class StandaloneConsumer implements AutoCloseable {
           + ioThreads
           + ", workerThreads="
           + workerThreads
+          + ", managementHost="
+          + managementHost
+          + ", managementPort="
+          + managementPort
           + "]";
     }
   }

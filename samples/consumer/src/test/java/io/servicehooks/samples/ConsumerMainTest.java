@@ -1,12 +1,14 @@
 package io.servicehooks.samples;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 final class ConsumerMainTest {
 
@@ -82,5 +84,90 @@ final class ConsumerMainTest {
     assertThat(run(Map.of("SERVICE_CONSUMER_SECRET", "s", "LISTENER_DELAY_MS", "slow")))
         .isEqualTo(2);
     assertThat(err.toString(StandardCharsets.UTF_8)).contains("'-1'").contains("'slow'");
+  }
+
+  @Test
+  void parse_withoutManagementPort_noneAndHealthStaysOnWebhookPort() throws Exception {
+    ConsumerMain.Command c =
+        ConsumerMain.parse(new String[0], Map.of("SERVICE_CONSUMER_SECRET", "s"));
+    assertThat(c.settings().managementPort())
+        .isEqualTo(StandaloneConsumer.Settings.NO_MANAGEMENT_PORT);
+  }
+
+  @Test
+  void parse_managementPort_hostDefaultsToHost() throws Exception {
+    ConsumerMain.Command c =
+        ConsumerMain.parse(
+            new String[0],
+            Map.of("SERVICE_CONSUMER_SECRET", "s", "HOST", "127.0.0.1", "MANAGEMENT_PORT", "9090"));
+    assertThat(c.settings().managementPort()).isEqualTo(9090);
+    assertThat(c.settings().managementHost()).isEqualTo("127.0.0.1");
+    assertThat(c.settings().toString()).contains("managementPort=9090");
+  }
+
+  @Test
+  void parse_managementFlagsOverrideEnvironment() throws Exception {
+    ConsumerMain.Command c =
+        ConsumerMain.parse(
+            new String[] {"--management-port", "9191", "--management-host", "::1"},
+            Map.of(
+                "SERVICE_CONSUMER_SECRET", "s", "MANAGEMENT_PORT", "9090", "MANAGEMENT_HOST", "x"));
+    assertThat(c.settings().managementPort()).isEqualTo(9191);
+    assertThat(c.settings().managementHost()).isEqualTo("::1");
+  }
+
+  @Test
+  void parse_badManagementPort_refusedNamingTheValue() {
+    for (String bad : new String[] {"nine", "65536", "-1", "80 80"}) {
+      assertThatThrownBy(
+              () ->
+                  ConsumerMain.parse(
+                      new String[0],
+                      Map.of("SERVICE_CONSUMER_SECRET", "s", "MANAGEMENT_PORT", bad)))
+          .as(bad)
+          .isInstanceOf(ConsumerMain.ConfigException.class)
+          .hasMessageStartingWith("MANAGEMENT_PORT must be")
+          .hasMessageContaining(bad.strip());
+    }
+    assertThatThrownBy(
+            () ->
+                ConsumerMain.parse(
+                    new String[] {"--management-port", "x"},
+                    Map.of("SERVICE_CONSUMER_SECRET", "s")))
+        .hasMessageContaining("'x'");
+  }
+
+  @Test
+  @Timeout(30) // before the check, run() started a consumer and waited for SIGTERM
+  void run_badManagementPort_exits2WithOneLine() throws Exception {
+    assertThat(run(Map.of("SERVICE_CONSUMER_SECRET", "s", "PORT", "0", "MANAGEMENT_PORT", "nine")))
+        .isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8).strip())
+        .isEqualTo("servicehooks-consumer: MANAGEMENT_PORT must be a number, was 'nine'");
+  }
+
+  @Test
+  void parse_managementPortSameAsPort_refused() {
+    assertThatThrownBy(
+            () ->
+                ConsumerMain.parse(
+                    new String[0],
+                    Map.of(
+                        "SERVICE_CONSUMER_SECRET", "s", "PORT", "8080", "MANAGEMENT_PORT", "8080")))
+        .isInstanceOf(ConsumerMain.ConfigException.class)
+        .hasMessageContaining("MANAGEMENT_PORT")
+        .hasMessageContaining("PORT");
+  }
+
+  @Test
+  void parse_managementHostWithoutPort_refused() {
+    assertThatThrownBy(
+            () ->
+                ConsumerMain.parse(
+                    new String[0],
+                    Map.of("SERVICE_CONSUMER_SECRET", "s", "MANAGEMENT_HOST", "127.0.0.1")))
+        .isInstanceOf(ConsumerMain.ConfigException.class)
+        .hasMessageContaining("MANAGEMENT_HOST")
+        .hasMessageContaining("MANAGEMENT_PORT");
   }
 }

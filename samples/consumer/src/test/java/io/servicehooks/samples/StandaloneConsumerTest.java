@@ -61,4 +61,56 @@ final class StandaloneConsumerTest {
           .contains("Handled post.create event 42");
     }
   }
+
+  @Test
+  void consumer_withManagementPort_servesHealthAndMetricsOnlyThere() throws Exception {
+    StandaloneConsumer.Settings settings =
+        new StandaloneConsumer.Settings(
+            List.of("sec"), "127.0.0.1", 0, "/webhooks", false, false, 1, 2, "127.0.0.1", 0);
+    try (StandaloneConsumer consumer = StandaloneConsumer.start(settings, b -> {})) {
+      assertThat(consumer.managementPort()).isPositive().isNotEqualTo(consumer.port());
+      String webhook = "http://127.0.0.1:" + consumer.port();
+      String management = "http://127.0.0.1:" + consumer.managementPort();
+
+      String json =
+          "{\"data\":{\"event_uuid\":\"7\",\"event_type\":\"post.create\",\"payload\":{\"id\":\"7\"}}}";
+      HttpResponse<String> delivered =
+          CLIENT.send(
+              HttpRequest.newBuilder(URI.create(webhook + "/webhooks"))
+                  .header("x-service-webhooks-signature", TestSigner.sign("sec", json))
+                  .POST(HttpRequest.BodyPublishers.ofString(json))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(delivered.statusCode()).isEqualTo(200);
+
+      assertThat(get(management + "/health").statusCode()).isEqualTo(200);
+      HttpResponse<String> metrics = get(management + "/metrics");
+      assertThat(metrics.statusCode()).isEqualTo(200);
+      assertThat(metrics.body()).contains("webhook_deliveries_total{outcome=\"accepted\"} 1.0");
+
+      for (String path : List.of("/health", "/metrics")) {
+        HttpResponse<String> onWebhookPort = get(webhook + path);
+        assertThat(onWebhookPort.statusCode()).as(path).isEqualTo(404);
+        assertThat(onWebhookPort.body()).as(path).doesNotContain("webhook_");
+      }
+      // The management port serves nothing else, the webhook least of all.
+      assertThat(get(management + "/webhooks").statusCode()).isEqualTo(404);
+    }
+  }
+
+  @Test
+  void consumer_withoutManagementPort_hasNone() {
+    StandaloneConsumer.Settings settings =
+        new StandaloneConsumer.Settings(
+            List.of("sec"), "127.0.0.1", 0, "/webhooks", false, false, 1, 2);
+    assertThat(settings.managementPort()).isEqualTo(StandaloneConsumer.Settings.NO_MANAGEMENT_PORT);
+    try (StandaloneConsumer consumer = StandaloneConsumer.start(settings, b -> {})) {
+      assertThat(consumer.managementPort()).isEqualTo(-1);
+    }
+  }
+
+  private static HttpResponse<String> get(String url) throws Exception {
+    return CLIENT.send(
+        HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());
+  }
 }
