@@ -52,6 +52,11 @@ final class PayloadParser {
       if (first == null) {
         throw new Malformed("body is not JSON");
       }
+      if (p.currentTokenLocation().getByteOffset() < 0) {
+        // Jackson reads UTF-16 and UTF-32 too, but then has no byte offsets for the slices below.
+        // JSON between systems is UTF-8 (RFC 8259 section 8.1); the platform sends nothing else.
+        throw new Malformed("body is not UTF-8 JSON");
+      }
       if (first != JsonToken.START_OBJECT) {
         p.skipChildren();
         throw new Malformed("body is not a JSON object");
