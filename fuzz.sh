@@ -5,7 +5,7 @@
 # Without this script (plain `./mvnw verify`) the same tests only replay their committed inputs in
 # src/test/resources/<package>/<Class>Inputs/<method>/. A finding is written there as crash-<sha1>:
 # fix the bug, keep the file, commit both. libFuzzer's own corpus goes to <module>/.cifuzz-corpus/
-# (ignored by git; local regression runs replay it too, delete it to make them quick again).
+# (ignored by git, kept between runs so the next run starts where this one stopped).
 set -euo pipefail
 cd "$(dirname "$0")"
 

@@ -269,7 +269,12 @@ final class PayloadParser {
         return "dm.read";
       default:
         // An array this version does not know: "foo_bar_events" becomes "foo.bar".
-        return name.substring(0, name.length() - EVENTS_SUFFIX.length()).replace('_', '.');
+        String subject = name.substring(0, name.length() - EVENTS_SUFFIX.length());
+        if (subject.isEmpty()) {
+          // as an envelope without event_type: an event needs a type name
+          throw new Malformed("_events names no event type");
+        }
+        return subject.replace('_', '.');
     }
   }
 

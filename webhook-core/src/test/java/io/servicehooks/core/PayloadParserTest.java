@@ -201,6 +201,7 @@ final class PayloadParserTest {
         "{\"data\":{\"event_type\":\"post.create\",\"payload\":{\"a\":1}}",
         "{\"data\":{\"event_type\":\"post.create\",\"payload\":{}}} trailing",
         "{\"data\":{\"event_type\":7,\"payload\":{}}}",
+        "{\"for_user_id\":\"1\",\"_events\":[{}]}",
         "",
       })
   void parse_neitherFamilyOrBroken_isMalformed(String body) {
