@@ -59,6 +59,11 @@ final class PayloadParser {
       if (first == null) {
         throw new Malformed("body is not JSON");
       }
+      if (p.currentTokenLocation().getByteOffset() < 0) {
+        // Jackson reads UTF-16 and UTF-32 too, but then has no byte offsets for the slices below.
+        // JSON between systems is UTF-8 (RFC 8259 section 8.1); the platform sends nothing else.
+        throw new Malformed("body is not UTF-8 JSON");
+      }
       if (first != JsonToken.START_OBJECT) {
         p.skipChildren();
         throw new Malformed("body is not a JSON object");
@@ -278,7 +283,12 @@ final class PayloadParser {
         return "dm.read";
       default:
         // An array this version does not know: "foo_bar_events" becomes "foo.bar".
-        return name.substring(0, name.length() - EVENTS_SUFFIX.length()).replace('_', '.');
+        String subject = name.substring(0, name.length() - EVENTS_SUFFIX.length());
+        if (subject.isEmpty()) {
+          // as an envelope without event_type: an event needs a type name
+          throw new Malformed("_events names no event type");
+        }
+        return subject.replace('_', '.');
     }
   }
 

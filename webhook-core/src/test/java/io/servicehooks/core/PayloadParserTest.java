@@ -201,10 +201,25 @@ final class PayloadParserTest {
         "{\"data\":{\"event_type\":\"post.create\",\"payload\":{\"a\":1}}",
         "{\"data\":{\"event_type\":\"post.create\",\"payload\":{}}} trailing",
         "{\"data\":{\"event_type\":7,\"payload\":{}}}",
+        "{\"for_user_id\":\"1\",\"_events\":[{}]}",
         "",
       })
   void parse_neitherFamilyOrBroken_isMalformed(String body) {
     assertThatThrownBy(() -> parse(body)).isInstanceOf(PayloadParser.Malformed.class);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"UTF-16BE", "UTF-16LE", "UTF-32BE", "UTF-32LE"})
+  void parse_envelopeNotInUtf8_isMalformed(String charset) {
+    // Found by the fuzz corpus: Jackson reads these encodings but gives no byte offsets, so the
+    // slices were out of range (IllegalArgumentException out of parse, or out of payload()).
+    byte[] body =
+        "{\"data\":{\"event_type\":\"post.create\",\"payload\":{\"id\":\"1\"}}}"
+            .getBytes(java.nio.charset.Charset.forName(charset));
+
+    assertThatThrownBy(() -> parser.parse(body))
+        .isInstanceOf(PayloadParser.Malformed.class)
+        .hasMessage("body is not UTF-8 JSON");
   }
 
   static String sha256Hex(String json) throws Exception {
