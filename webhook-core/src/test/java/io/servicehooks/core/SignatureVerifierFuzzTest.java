@@ -19,7 +19,9 @@ import java.util.List;
 final class SignatureVerifierFuzzTest {
 
   private static final SignatureVerifier VERIFIER =
-      new SignatureVerifier(List.of(SECRET, OLD_SECRET));
+      new SignatureVerifier(
+          List.of(SECRET, OLD_SECRET),
+          new RefusalLog(System::nanoTime, WebhookConsumer.DEFAULT_REFUSAL_LOG_INTERVAL));
 
   /** Any header value decodes to 32 bytes or to null; nothing is thrown. */
   @FuzzTest
