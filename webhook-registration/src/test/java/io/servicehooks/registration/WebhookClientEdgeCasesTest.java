@@ -17,21 +17,16 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.ThrowingSupplier;
@@ -49,7 +44,7 @@ final class WebhookClientEdgeCasesTest {
   /** 1 MiB, the bound the client documents, written out here rather than read from the code. */
   private static final int BODY_BOUND = 1024 * 1024;
 
-  private final ManualTime time = new ManualTime(Instant.now().truncatedTo(ChronoUnit.SECONDS));
+  private final FakeTime time = new FakeTime(Instant.now().truncatedTo(ChronoUnit.SECONDS));
   private final List<AutoCloseable> closeAfter = new ArrayList<>();
 
   @AfterEach
@@ -483,41 +478,6 @@ final class WebhookClientEdgeCasesTest {
     public void close() {
       server.stop(0);
       executor.shutdownNow();
-    }
-  }
-
-  /** A clock that moves only when the client "sleeps", so no test waits for real. */
-  private static final class ManualTime extends Clock implements WebhookClient.Sleeper {
-    private final AtomicReference<Instant> now;
-    private final List<Duration> sleeps = new CopyOnWriteArrayList<>();
-
-    ManualTime(Instant start) {
-      now = new AtomicReference<>(start);
-    }
-
-    @Override
-    public void sleep(Duration duration) {
-      sleeps.add(duration);
-      now.updateAndGet(t -> t.plus(duration));
-    }
-
-    List<Duration> sleeps() {
-      return List.copyOf(sleeps);
-    }
-
-    @Override
-    public Instant instant() {
-      return now.get();
-    }
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
     }
   }
 }
