@@ -64,13 +64,7 @@ final class AsynchronousAcknowledgement implements AcknowledgementMode {
     List<WebhookEvent> owned = new ArrayList<>();
     List<DedupGate.Claim> claims = new ArrayList<>();
     for (WebhookEvent event : events) {
-      DedupGate.Claim claim;
-      try {
-        claim = gate.claim(event);
-      } catch (RuntimeException | Error unexpected) {
-        gate.releaseAll(claims); // claims taken so far must not stay open
-        throw unexpected;
-      }
+      DedupGate.Claim claim = gate.claim(event, claims);
       switch (claim.kind()) {
         case OWNER:
           owned.add(event);

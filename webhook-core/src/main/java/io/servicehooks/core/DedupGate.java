@@ -63,8 +63,22 @@ final class DedupGate {
     this.inFlightWaitNanos = inFlightWait.toNanos();
   }
 
+  /**
+   * Claims the event for a delivery that already holds {@code taken}; if anything but a store
+   * failure is thrown (an {@code Error}), the claims taken so far are released first, so none stays
+   * open.
+   */
+  Claim claim(WebhookEvent event, List<Claim> taken) {
+    try {
+      return claim(event);
+    } catch (RuntimeException | Error unexpected) {
+      releaseAll(taken);
+      throw unexpected;
+    }
+  }
+
   /** Claims the event; a store failure is logged and answered {@link Kind#STORE_FAILED}. */
-  Claim claim(WebhookEvent event) {
+  private Claim claim(WebhookEvent event) {
     try {
       return claim(event.dedupKey());
     } catch (RuntimeException storeFailure) {

@@ -36,13 +36,7 @@ final class SynchronousAcknowledgement implements AcknowledgementMode {
     List<CompletableFuture<DedupGate.Outcome>> waiting = null;
     boolean listenersToRun = false;
     for (WebhookEvent event : events) {
-      DedupGate.Claim claim;
-      try {
-        claim = gate.claim(event);
-      } catch (RuntimeException | Error unexpected) {
-        gate.releaseAll(claims); // claims taken so far must not stay open
-        throw unexpected;
-      }
+      DedupGate.Claim claim = gate.claim(event, claims);
       switch (claim.kind()) {
         case OWNER:
           owned.add(event);
