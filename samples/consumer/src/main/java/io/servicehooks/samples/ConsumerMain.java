@@ -1,5 +1,6 @@
 package io.servicehooks.samples;
 
+import io.servicehooks.core.WebhookConsumer;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -158,6 +159,14 @@ public final class ConsumerMain {
     if (secrets.isEmpty() && !demo && !help) {
       throw new ConfigException(
           "SERVICE_CONSUMER_SECRET is not set (your app's consumer secret; comma-separated to rotate, first is current)");
+    }
+    if (!secrets.isEmpty()) {
+      try {
+        // The core's own checks (an unresolved placeholder), here so they give one line and 2.
+        WebhookConsumer.builder().consumerSecrets(secrets);
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException("SERVICE_CONSUMER_SECRET: " + e.getMessage());
+      }
     }
     StandaloneConsumer.Settings settings =
         new StandaloneConsumer.Settings(

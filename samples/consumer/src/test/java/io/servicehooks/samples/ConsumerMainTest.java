@@ -32,6 +32,29 @@ final class ConsumerMainTest {
   }
 
   @Test
+  void run_unresolvedPlaceholderSecret_exits2WithOneLineNamingTheShape() throws Exception {
+    assertThat(run(Map.of("SERVICE_CONSUMER_SECRET", "${SERVICE_CONSUMER_SECRET}", "PORT", "0")))
+        .isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8).strip())
+        .startsWith("servicehooks-consumer: SERVICE_CONSUMER_SECRET: consumer secret at index 0")
+        .contains("unresolved placeholder (${...})")
+        .doesNotContain("${SERVICE")
+        .doesNotContain("\n");
+  }
+
+  @Test
+  void run_placeholderAsTheOldSecret_exits2NamingItsIndex() throws Exception {
+    String current = "a-long-enough-current-consumer-secret-0123456789";
+    assertThat(run(Map.of("SERVICE_CONSUMER_SECRET", current + ",$OLD_SECRET", "PORT", "0")))
+        .isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .contains("index 1")
+        .contains("$NAME")
+        .doesNotContain(current)
+        .doesNotContain("OLD_SECRET");
+  }
+
+  @Test
   void parse_environmentDefaults() throws Exception {
     ConsumerMain.Command c =
         ConsumerMain.parse(new String[0], Map.of("SERVICE_CONSUMER_SECRET", "a, b"));
