@@ -149,6 +149,7 @@ public final class WebhookConsumer implements AutoCloseable {
 
   private final Acknowledgement acknowledgement;
   private final boolean listenersNonBlocking;
+  private final int listenerCount;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final AdapterSupport adapterSupport = new AdapterSupport(this);
 
@@ -175,6 +176,7 @@ public final class WebhookConsumer implements AutoCloseable {
             ? new AsynchronousAcknowledgement(gate, dispatcher, metrics, answers, closed, s)
             : new SynchronousAcknowledgement(gate, dispatcher, metrics, answers, handOff);
     this.listenersNonBlocking = s.listenersNonBlocking;
+    this.listenerCount = s.routes.size();
   }
 
   /** A builder; {@link Builder#consumerSecrets} is the one required setting. */
@@ -293,12 +295,22 @@ public final class WebhookConsumer implements AutoCloseable {
     }
   }
 
+  /**
+   * What this consumer serves, for logs and debuggers: how many consumer secrets (never their
+   * values), the acknowledgement mode, how many listeners were registered and whether it is closed.
+   * A consumer has no port of its own; {@code WebhookServer.toString()} names the one it is served
+   * on.
+   */
   @Override
   public String toString() {
     return "WebhookConsumer[secrets="
         + verifier.secretCount()
         + ", acknowledgement="
         + acknowledgement
+        + ", listeners="
+        + listenerCount
+        + ", closed="
+        + closed.get()
         + "]";
   }
 
