@@ -117,7 +117,7 @@ final class ConsumerSettings {
   }
 
   /** {@code "${...}"} or {@code "$NAME"} when the value looks unresolved, otherwise null. */
-  static String placeholderShape(String secret) {
+  private static String placeholderShape(String secret) {
     int open = secret.indexOf("${");
     if (open >= 0 && secret.indexOf('}', open + 2) >= 0) {
       return "${...}";
