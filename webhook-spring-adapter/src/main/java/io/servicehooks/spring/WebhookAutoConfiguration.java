@@ -176,7 +176,7 @@ public final class WebhookAutoConfiguration {
                 + placeholder.group()
                 + ": nothing named "
                 + variable
-                + " is set, and served as it is the literal text would sign CRC answers and"
+                + " is set, and used as it is, that literal text would sign CRC answers and"
                 + " accept deliveries that anyone can sign.",
             "Set "
                 + variable
