@@ -153,12 +153,21 @@ final class SpringBotApplicationTest {
   @Test
   void adapterReadme_showsExactlyThisConfiguration() throws IOException {
     String readme = Files.readString(Path.of("../../webhook-spring-adapter/README.md"));
+    String security =
+        Files.readString(
+            Path.of("src/main/java/io/servicehooks/samples/springbot/SecurityConfiguration.java"));
+    assertThat(security).startsWith("package io.servicehooks.samples.springbot;\n");
     assertThat(readme)
-        .contains(Files.readString(Path.of("src/main/resources/application.properties")))
         .contains(
-            Files.readString(
-                Path.of(
-                    "src/main/java/io/servicehooks/samples/springbot/SecurityConfiguration.java")));
+            "```properties\n"
+                + Files.readString(Path.of("src/main/resources/application.properties"))
+                + "```")
+        // Word for word but for the package, which is the README application's.
+        .contains(
+            "```java\n"
+                + security.replaceFirst(
+                    "package io.servicehooks.samples.springbot;", "package com.example.bot;")
+                + "```");
   }
 
   // ---- helpers ----------------------------------------------------------------------------------
