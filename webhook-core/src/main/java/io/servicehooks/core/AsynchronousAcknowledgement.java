@@ -74,6 +74,10 @@ final class AsynchronousAcknowledgement implements AcknowledgementMode {
           metrics.event(event.type(), "failed");
           tally.failed.incrementAndGet();
           break;
+        case RUNNING_ELSEWHERE:
+          metrics.event(event.type(), "in_flight");
+          tally.inFlight.incrementAndGet();
+          break;
         default:
           // The original was (or is being) acknowledged already: so is its duplicate.
           metrics.event(event.type(), "duplicate");

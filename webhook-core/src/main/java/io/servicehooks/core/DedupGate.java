@@ -30,6 +30,8 @@ final class DedupGate {
     DONE,
     /** The event is running in this process now; {@link Claim#original()} completes with it. */
     IN_FLIGHT,
+    /** Another process holds a live claim on the event; its outcome is not known yet. */
+    RUNNING_ELSEWHERE,
     /** The store could not be asked (logged): the event counts as failed and nobody owns it. */
     STORE_FAILED
   }
@@ -39,7 +41,7 @@ final class DedupGate {
    * {@link Kind#IN_FLIGHT} it is the running original's, completing with {@code true} when its
    * listeners succeeded.
    */
-  record Claim(Kind kind, String key, CompletableFuture<Boolean> original) {}
+  record Claim(Kind kind, String key, String token, CompletableFuture<Boolean> original) {}
 
   private final Deduplicator store;
   private final ConcurrentMap<String, CompletableFuture<Boolean>> running =
@@ -87,7 +89,7 @@ final class DedupGate {
           LogSafe.escape(event.type()),
           LogSafe.escape(event.id()),
           storeFailure);
-      return new Claim(Kind.STORE_FAILED, event.dedupKey(), null);
+      return new Claim(Kind.STORE_FAILED, event.dedupKey(), null, null);
     }
   }
 
@@ -95,28 +97,45 @@ final class DedupGate {
     CompletableFuture<Boolean> mine = new CompletableFuture<>();
     CompletableFuture<Boolean> existing = running.putIfAbsent(key, mine);
     if (existing != null) {
-      return new Claim(Kind.IN_FLIGHT, key, existing);
+      return new Claim(Kind.IN_FLIGHT, key, null, existing);
     }
-    boolean owned;
+    Deduplicator.Claim found;
     try {
-      owned = store.tryClaim(key);
+      found = join(store.claim(key, Deduplicator.DEFAULT_LEASE));
     } catch (RuntimeException | Error storeFailure) {
       running.remove(key, mine);
       mine.complete(false);
       throw storeFailure;
     }
-    if (!owned) {
-      running.remove(key, mine);
-      mine.complete(true); // anyone who saw our placeholder learns it was already done
-      return new Claim(Kind.DONE, key, mine);
+    switch (found.status()) {
+      case CLAIMED:
+        return new Claim(Kind.OWNER, key, found.token(), mine);
+      case DONE:
+        running.remove(key, mine);
+        mine.complete(true); // anyone who saw our placeholder learns it was already done
+        return new Claim(Kind.DONE, key, null, mine);
+      default:
+        running.remove(key, mine);
+        mine.complete(false);
+        return new Claim(Kind.RUNNING_ELSEWHERE, key, null, mine);
     }
-    return new Claim(Kind.OWNER, key, mine);
+  }
+
+  private static <T> T join(java.util.concurrent.CompletionStage<T> stage) {
+    try {
+      return stage.toCompletableFuture().join();
+    } catch (java.util.concurrent.CompletionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      throw e;
+    }
   }
 
   /** The owner's listeners succeeded: remember the event, then let waiting duplicates go. */
   void succeeded(Claim claim) {
     try {
-      store.markDone(claim.key());
+      join(store.markDone(claim.key(), claim.token()));
     } finally {
       running.remove(claim.key(), claim.original());
       claim.original().complete(true);
@@ -126,7 +145,7 @@ final class DedupGate {
   /** The owner's listeners failed (or it was never run): forget the claim for a redelivery. */
   void failed(Claim claim) {
     try {
-      store.release(claim.key());
+      join(store.release(claim.key(), claim.token()));
     } finally {
       running.remove(claim.key(), claim.original());
       claim.original().complete(false);

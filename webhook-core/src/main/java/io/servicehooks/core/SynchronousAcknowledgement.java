@@ -72,6 +72,10 @@ final class SynchronousAcknowledgement implements AcknowledgementMode {
                     return outcome;
                   }));
           break;
+        case RUNNING_ELSEWHERE:
+          metrics.event(event.type(), "in_flight");
+          tally.inFlight.incrementAndGet();
+          break;
         case STORE_FAILED:
           metrics.event(event.type(), "failed");
           tally.failed.incrementAndGet();
