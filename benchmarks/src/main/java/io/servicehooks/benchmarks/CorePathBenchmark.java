@@ -13,7 +13,9 @@ import io.servicehooks.core.WebhookSigner;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
+import java.time.Duration;
 import java.util.UUID;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
@@ -226,18 +228,28 @@ public class CorePathBenchmark {
     }
 
     @Override
-    public boolean tryClaim(String key) {
-      return current.tryClaim(key);
+    public CompletionStage<Claim> claim(String key, Duration lease) {
+      return current.claim(key, lease);
     }
 
     @Override
-    public void markDone(String key) {
-      current.markDone(key);
+    public CompletionStage<Boolean> markDone(String key, String token) {
+      return current.markDone(key, token);
     }
 
     @Override
-    public void release(String key) {
-      current.release(key);
+    public CompletionStage<Boolean> release(String key, String token) {
+      return current.release(key, token);
+    }
+
+    @Override
+    public CompletionStage<Boolean> renew(String key, String token, Duration lease) {
+      return current.renew(key, token, lease);
+    }
+
+    @Override
+    public boolean mayBlock() {
+      return current.mayBlock();
     }
   }
 }

@@ -79,8 +79,8 @@ public class DedupBenchmark {
   }
 
   private static boolean claim(Deduplicator dedup, String key) {
-    boolean owned = dedup.tryClaim(key);
-    dedup.markDone(key);
-    return owned;
+    Deduplicator.Claim claim =
+        dedup.claim(key, Deduplicator.DEFAULT_LEASE).toCompletableFuture().join();
+    return dedup.markDone(key, claim.token()).toCompletableFuture().join();
   }
 }

@@ -72,8 +72,9 @@ public final class DedupMemory {
     SplittableRandom random = new SplittableRandom(ids);
     for (int i = 0; i < ids; i++) {
       String key = key(random);
-      dedup.tryClaim(key);
-      dedup.markDone(key);
+      String token =
+          dedup.claim(key, Deduplicator.DEFAULT_LEASE).toCompletableFuture().join().token();
+      dedup.markDone(key, token);
     }
     return dedup;
   }

@@ -3,15 +3,28 @@ package io.servicehooks.core;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Ticker;
+import com.github.benmanes.caffeine.cache.stats.ConcurrentStatsCounter;
+import com.github.benmanes.caffeine.cache.stats.StatsCounter;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
- * {@link Deduplicator#inMemory} on a Caffeine cache. A claimed id maps to {@link #CLAIMED} until it
- * is done ({@link #DONE}) or released (removed). The window counts from when the id was last seen
- * (claimed, done, or refused as a duplicate): expiring after access rather than after write lets
- * one access-order list serve both expiry and the size bound, which saves 8 bytes a node.
+ * {@link Deduplicator#inMemory} on a Caffeine cache. A claimed id maps to a {@link Lease} (owner
+ * token and the ticker time the lease ends) until it is done ({@link #DONE}, shared by every done
+ * id so a remembered id costs no value object) or released (removed). A lease that ran out is taken
+ * over by the next claim. The window counts from when the id was last seen (claimed, done, or
+ * refused as a duplicate): expiring after access rather than after write lets one access-order list
+ * serve both expiry and the size bound, which saves 8 bytes a node.
+ *
+ * <p>Every state change is one atomic map operation ({@code putIfAbsent}, or {@code replace} and
+ * {@code remove} against the exact value read), never read-then-write. The cache's statistics are
+ * recorded here, since the map operations the claims use record none: a claim that finds the id is
+ * a hit, one that takes it a miss and a put, and marking an id done a put.
  *
  * <p>Memory: a remembered id costs Caffeine's node, the map's node and slot, the frequency sketch
  * and the key. The key is the largest part for a string, so envelope keys whose id is a decimal
@@ -21,12 +34,23 @@ import java.util.UUID;
  */
 final class InMemoryDeduplicator implements Deduplicator, MeteredStore {
 
-  private static final Boolean CLAIMED = Boolean.FALSE;
-  private static final Boolean DONE = Boolean.TRUE;
+  private static final Object DONE = Boolean.TRUE;
 
   private static final String ENVELOPE_PREFIX = "e:";
 
-  private final Cache<Object, Boolean> cache;
+  private static final CompletableFuture<Boolean> TRUE = CompletableFuture.completedFuture(true);
+  private static final CompletableFuture<Boolean> FALSE = CompletableFuture.completedFuture(false);
+  private static final CompletableFuture<Claim> DONE_CLAIM =
+      CompletableFuture.completedFuture(Claim.done());
+
+  /** A live claim: its owner's token and the ticker time its lease ends. */
+  private record Lease(String token, long expiresAt) {}
+
+  private final Cache<Object, Object> cache;
+  private final Ticker ticker;
+  private final StatsCounter stats = new ConcurrentStatsCounter();
+  private final LongAdder puts = new LongAdder();
+  private final AtomicLong tokens = new AtomicLong();
 
   InMemoryDeduplicator(Duration window, long maxEntries, Ticker ticker) {
     Objects.requireNonNull(window, "window");
@@ -36,6 +60,7 @@ final class InMemoryDeduplicator implements Deduplicator, MeteredStore {
     if (maxEntries < 1) {
       throw new IllegalArgumentException("dedup maxEntries must be at least 1, was " + maxEntries);
     }
+    this.ticker = Objects.requireNonNull(ticker, "ticker");
     this.cache =
         Caffeine.newBuilder()
             .expireAfterAccess(window)
@@ -45,28 +70,103 @@ final class InMemoryDeduplicator implements Deduplicator, MeteredStore {
             // instead of waking a common-pool thread after writes: on a server pinned to few
             // cores, that wake-up is a context switch per burst of deliveries.
             .executor(Runnable::run)
-            .recordStats()
+            // Caffeine records evictions here; hits, misses and puts are recorded by the claims.
+            .recordStats(() -> stats)
             .build();
   }
 
   @Override
-  public boolean tryClaim(String key) {
-    return cache.asMap().putIfAbsent(compact(key), CLAIMED) == null;
+  public CompletionStage<Claim> claim(String key, Duration lease) {
+    Object compact = compact(key);
+    long now = ticker.read();
+    Lease mine = new Lease(Long.toString(tokens.incrementAndGet()), now + saturatedNanos(lease));
+    while (true) {
+      // putIfAbsent also touches a present entry, so a copy refused here counts as seen and the
+      // id is remembered a window from now.
+      Object current = cache.asMap().putIfAbsent(compact, mine);
+      if (current == null) {
+        return taken(mine);
+      }
+      if (current == DONE) {
+        stats.recordHits(1);
+        return DONE_CLAIM;
+      }
+      Lease held = (Lease) current;
+      long remaining = held.expiresAt() - now;
+      if (remaining > 0) {
+        stats.recordHits(1);
+        return CompletableFuture.completedFuture(
+            Claim.runningElsewhere(Duration.ofNanos(remaining)));
+      }
+      // The owner's lease ran out (it crashed, or is far too slow): this claim takes over.
+      if (cache.asMap().replace(compact, held, mine)) {
+        return taken(mine);
+      }
+      // The entry changed between the two operations: look again.
+      now = ticker.read();
+    }
+  }
+
+  private CompletionStage<Claim> taken(Lease mine) {
+    stats.recordMisses(1);
+    puts.increment();
+    return CompletableFuture.completedFuture(Claim.claimed(mine.token()));
   }
 
   @Override
-  public void markDone(String key) {
-    cache.put(compact(key), DONE);
+  public CompletionStage<Boolean> markDone(String key, String token) {
+    Object compact = compact(key);
+    Lease held = liveLease(compact, token);
+    if (held != null && cache.asMap().replace(compact, held, DONE)) {
+      puts.increment();
+      return TRUE;
+    }
+    return FALSE;
+  }
+
+  @Override
+  public CompletionStage<Boolean> release(String key, String token) {
+    Object compact = compact(key);
+    Lease held = liveLease(compact, token);
+    return held != null && cache.asMap().remove(compact, held) ? TRUE : FALSE;
+  }
+
+  @Override
+  public CompletionStage<Boolean> renew(String key, String token, Duration lease) {
+    Object compact = compact(key);
+    Lease held = liveLease(compact, token);
+    if (held == null) {
+      return FALSE;
+    }
+    Lease renewed = new Lease(token, ticker.read() + saturatedNanos(lease));
+    return cache.asMap().replace(compact, held, renewed) ? TRUE : FALSE;
+  }
+
+  /** The key's lease if {@code token} still owns it and it has not run out, else null. */
+  private Lease liveLease(Object compact, String token) {
+    Object current = cache.asMap().get(compact);
+    if (current instanceof Lease held
+        && held.token().equals(token)
+        && held.expiresAt() - ticker.read() > 0) {
+      return held;
+    }
+    return null;
+  }
+
+  private static long saturatedNanos(Duration lease) {
+    Objects.requireNonNull(lease, "lease");
+    if (lease.isNegative() || lease.isZero()) {
+      throw new IllegalArgumentException("lease must be positive, was " + lease);
+    }
+    // Far beyond any real lease; keeps now + lease from overflowing.
+    return lease.compareTo(Duration.ofDays(365)) > 0
+        ? Duration.ofDays(365).toNanos()
+        : lease.toNanos();
   }
 
   @Override
   public boolean mayBlock() {
     return false;
-  }
-
-  @Override
-  public void release(String key) {
-    cache.asMap().remove(compact(key), CLAIMED);
   }
 
   /**
@@ -118,7 +218,7 @@ final class InMemoryDeduplicator implements Deduplicator, MeteredStore {
 
   @Override
   public void bindTo(MetricsBinder binder) {
-    binder.cache("webhook.dedup", cache);
+    binder.cache("webhook.dedup", cache, puts::sum);
   }
 
   @Override

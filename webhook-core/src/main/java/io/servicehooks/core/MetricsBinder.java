@@ -1,6 +1,7 @@
 package io.servicehooks.core;
 
 import com.github.benmanes.caffeine.cache.Cache;
+import java.util.function.LongSupplier;
 
 /**
  * Attaches the consumer's meters to one metrics system. The builder holds a binder, never the
@@ -18,7 +19,7 @@ interface MetricsBinder {
         }
 
         @Override
-        public void cache(String name, Cache<?, ?> cache) {}
+        public void cache(String name, Cache<?, ?> cache, LongSupplier puts) {}
       };
 
   /**
@@ -27,6 +28,10 @@ interface MetricsBinder {
    */
   Metrics metrics(DedupGate gate);
 
-  /** Publishes a Caffeine cache's statistics (a dedup store's) under {@code cache=name}. */
-  void cache(String name, Cache<?, ?> cache);
+  /**
+   * Publishes a dedup store's Caffeine cache under {@code cache=name}: its size, the hits, misses
+   * and evictions the cache's statistics hold, and {@code puts}, the entries the store wrote. Loads
+   * are not published: the store never loads.
+   */
+  void cache(String name, Cache<?, ?> cache, LongSupplier puts);
 }

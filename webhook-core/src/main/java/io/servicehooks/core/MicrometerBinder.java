@@ -3,7 +3,7 @@ package io.servicehooks.core;
 import com.github.benmanes.caffeine.cache.Cache;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.binder.cache.CaffeineCacheMetrics;
+import java.util.function.LongSupplier;
 
 /**
  * {@link MetricsBinder} on a Micrometer registry. With {@link MicrometerMetrics}, the only class
@@ -26,8 +26,8 @@ final class MicrometerBinder implements MetricsBinder {
   }
 
   @Override
-  public void cache(String name, Cache<?, ?> cache) {
-    CaffeineCacheMetrics.monitor(registry, cache, name);
+  public void cache(String name, Cache<?, ?> cache, LongSupplier puts) {
+    new DedupCacheMetrics(cache, name, puts).bindTo(registry);
   }
 
   @Override

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.github.benmanes.caffeine.cache.Ticker;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.servicehooks.core.Deduplicator.Claim;
+import io.servicehooks.core.Deduplicator.Claim.Status;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,21 +24,143 @@ final class InMemoryDeduplicatorTest {
   private final AtomicLong nanos = new AtomicLong();
   private final Ticker ticker = nanos::get;
 
+  private static final Duration LEASE = Duration.ofSeconds(30);
+
+  private static Claim claim(Deduplicator dedup, String key) {
+    return dedup.claim(key, LEASE).toCompletableFuture().join();
+  }
+
+  private static Claim.Status status(Deduplicator dedup, String key) {
+    return claim(dedup, key).status();
+  }
+
+  private static boolean done(Deduplicator dedup, String key, String token) {
+    return dedup.markDone(key, token).toCompletableFuture().join();
+  }
+
+  private static boolean release(Deduplicator dedup, String key, String token) {
+    return dedup.release(key, token).toCompletableFuture().join();
+  }
+
+  private static boolean renew(Deduplicator dedup, String key, String token) {
+    return dedup.renew(key, token, LEASE).toCompletableFuture().join();
+  }
+
   @Test
-  void tryClaim_doneKey_isRefusedUntilWindowPassesSinceLastSeen() {
+  void claim_doneKey_isDoneUntilWindowPassesSinceLastSeen() {
     InMemoryDeduplicator dedup = new InMemoryDeduplicator(Duration.ofHours(24), 100, ticker);
-    assertThat(dedup.tryClaim("e:1")).isTrue();
-    dedup.markDone("e:1");
-    assertThat(dedup.tryClaim("e:1")).isFalse();
+    Claim first = claim(dedup, "e:1");
+    assertThat(first.status()).isEqualTo(Status.CLAIMED);
+    assertThat(done(dedup, "e:1", first.token())).isTrue();
+    assertThat(status(dedup, "e:1")).isEqualTo(Status.DONE);
 
     nanos.addAndGet(Duration.ofHours(23).toNanos());
-    assertThat(dedup.tryClaim("e:1")).isFalse(); // seen again: remembered 24 h from now
+    assertThat(status(dedup, "e:1")).isEqualTo(Status.DONE); // seen again: 24 h from now
 
     nanos.addAndGet(Duration.ofHours(23).toNanos());
-    assertThat(dedup.tryClaim("e:1")).isFalse();
+    assertThat(status(dedup, "e:1")).isEqualTo(Status.DONE);
 
     nanos.addAndGet(Duration.ofHours(24).plusSeconds(1).toNanos());
-    assertThat(dedup.tryClaim("e:1")).isTrue();
+    assertThat(status(dedup, "e:1")).isEqualTo(Status.CLAIMED);
+  }
+
+  @Test
+  void claim_liveClaim_isRunningElsewhereWithTheRemainingLease() {
+    InMemoryDeduplicator dedup = new InMemoryDeduplicator(Duration.ofHours(1), 100, ticker);
+    assertThat(status(dedup, "k")).isEqualTo(Status.CLAIMED);
+    nanos.addAndGet(Duration.ofSeconds(10).toNanos());
+    Claim copy = claim(dedup, "k");
+    assertThat(copy.status()).isEqualTo(Status.RUNNING_ELSEWHERE);
+    assertThat(copy.token()).isNull();
+    assertThat(copy.remainingLease()).isEqualTo(Duration.ofSeconds(20));
+  }
+
+  @Test
+  void claim_leaseRanOut_nextClaimTakesOverAndOldTokenIsStale() {
+    InMemoryDeduplicator dedup = new InMemoryDeduplicator(Duration.ofHours(1), 100, ticker);
+    Claim crashed = claim(dedup, "k");
+    nanos.addAndGet(LEASE.minusNanos(1).toNanos());
+    assertThat(status(dedup, "k")).isEqualTo(Status.RUNNING_ELSEWHERE);
+    nanos.addAndGet(1);
+
+    Claim next = claim(dedup, "k");
+    assertThat(next.status()).isEqualTo(Status.CLAIMED);
+    assertThat(next.token()).isNotEqualTo(crashed.token());
+    // The crashed owner's token no longer owns the key: it can neither end nor extend it.
+    assertThat(done(dedup, "k", crashed.token())).isFalse();
+    assertThat(release(dedup, "k", crashed.token())).isFalse();
+    assertThat(renew(dedup, "k", crashed.token())).isFalse();
+    assertThat(status(dedup, "k")).isEqualTo(Status.RUNNING_ELSEWHERE);
+    assertThat(done(dedup, "k", next.token())).isTrue();
+    assertThat(status(dedup, "k")).isEqualTo(Status.DONE);
+  }
+
+  @Test
+  void markDone_afterLeaseRanOut_isFalseAndChangesNothing() {
+    InMemoryDeduplicator dedup = new InMemoryDeduplicator(Duration.ofHours(1), 100, ticker);
+    Claim slow = claim(dedup, "k");
+    nanos.addAndGet(LEASE.plusSeconds(1).toNanos());
+    assertThat(done(dedup, "k", slow.token())).isFalse();
+    assertThat(status(dedup, "k")).isEqualTo(Status.CLAIMED);
+  }
+
+  @Test
+  void renew_liveOwner_extendsTheLeaseFromNow() {
+    InMemoryDeduplicator dedup = new InMemoryDeduplicator(Duration.ofHours(1), 100, ticker);
+    Claim owner = claim(dedup, "k");
+    nanos.addAndGet(Duration.ofSeconds(20).toNanos());
+    assertThat(renew(dedup, "k", owner.token())).isTrue();
+    nanos.addAndGet(Duration.ofSeconds(20).toNanos()); // 40 s after the claim, 20 after renewing
+    Claim copy = claim(dedup, "k");
+    assertThat(copy.status()).isEqualTo(Status.RUNNING_ELSEWHERE);
+    assertThat(copy.remainingLease()).isEqualTo(Duration.ofSeconds(10));
+    assertThat(done(dedup, "k", owner.token())).isTrue();
+  }
+
+  @Test
+  void release_wrongToken_isFalseAndKeepsTheClaim() {
+    InMemoryDeduplicator dedup = new InMemoryDeduplicator(Duration.ofHours(1), 100, ticker);
+    Claim owner = claim(dedup, "k");
+    assertThat(release(dedup, "k", "not-" + owner.token())).isFalse();
+    assertThat(done(dedup, "k", "not-" + owner.token())).isFalse();
+    assertThat(status(dedup, "k")).isEqualTo(Status.RUNNING_ELSEWHERE);
+    assertThat(release(dedup, "unknown", owner.token())).isFalse();
+  }
+
+  @Test
+  void stats_claimsAndDone_recordHitsMissesAndPuts() {
+    InMemoryDeduplicator dedup = new InMemoryDeduplicator(Duration.ofHours(1), 100, ticker);
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    dedup.bindTo(new MicrometerBinder(registry));
+
+    Claim a = claim(dedup, "e:1"); // miss, put
+    claim(dedup, "e:1"); // hit (running)
+    done(dedup, "e:1", a.token()); // put
+    claim(dedup, "e:1"); // hit (done)
+    claim(dedup, "e:2"); // miss, put
+
+    assertThat(registry.get("cache.gets").tag("result", "hit").functionCounter().count())
+        .isEqualTo(2);
+    assertThat(registry.get("cache.gets").tag("result", "miss").functionCounter().count())
+        .isEqualTo(2);
+    assertThat(registry.get("cache.puts").functionCounter().count()).isEqualTo(3);
+    assertThat(registry.get("cache.size").gauge().value()).isEqualTo(2);
+    // Nothing published that cannot move: the store never loads.
+    assertThat(registry.find("cache.load").meters()).isEmpty();
+    assertThat(registry.find("cache.load.duration").meters()).isEmpty();
+    assertThat(registry.get("cache.gets").meters())
+        .allSatisfy(m -> assertThat(m.getId().getTag("cache")).isEqualTo("webhook.dedup"));
+  }
+
+  @Test
+  void stats_sizeBoundReached_countsEvictions() {
+    InMemoryDeduplicator dedup = new InMemoryDeduplicator(Duration.ofHours(1), 10, ticker);
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    dedup.bindTo(new MicrometerBinder(registry));
+    for (int i = 0; i < 100; i++) {
+      claim(dedup, "e:" + i);
+    }
+    assertThat(registry.get("cache.evictions").functionCounter().count()).isPositive();
   }
 
   @Test
@@ -62,31 +187,31 @@ final class InMemoryDeduplicatorTest {
       assertThat(InMemoryDeduplicator.compact(kept)).as(kept).isEqualTo(kept);
     }
     InMemoryDeduplicator dedup = new InMemoryDeduplicator(Duration.ofHours(1), 100, ticker);
-    assertThat(dedup.tryClaim("e:7")).isTrue();
-    assertThat(dedup.tryClaim("e:007")).isTrue();
-    assertThat(dedup.tryClaim("e:7")).isFalse();
+    assertThat(status(dedup, "e:7")).isEqualTo(Status.CLAIMED);
+    assertThat(status(dedup, "e:007")).isEqualTo(Status.CLAIMED);
+    assertThat(status(dedup, "e:7")).isEqualTo(Status.RUNNING_ELSEWHERE);
   }
 
   @Test
   void release_claimedKey_canBeClaimedAgain() {
     InMemoryDeduplicator dedup = new InMemoryDeduplicator(Duration.ofMinutes(5), 100, ticker);
-    assertThat(dedup.tryClaim("k")).isTrue();
-    assertThat(dedup.tryClaim("k")).isFalse();
-    dedup.release("k");
-    assertThat(dedup.tryClaim("k")).isTrue();
+    Claim owner = claim(dedup, "k");
+    assertThat(status(dedup, "k")).isEqualTo(Status.RUNNING_ELSEWHERE);
+    assertThat(release(dedup, "k", owner.token())).isTrue();
+    assertThat(status(dedup, "k")).isEqualTo(Status.CLAIMED);
   }
 
   @Test
   void release_doneKey_staysDone() {
     InMemoryDeduplicator dedup = new InMemoryDeduplicator(Duration.ofMinutes(5), 100, ticker);
-    dedup.tryClaim("k");
-    dedup.markDone("k");
-    dedup.release("k");
-    assertThat(dedup.tryClaim("k")).isFalse();
+    Claim owner = claim(dedup, "k");
+    done(dedup, "k", owner.token());
+    assertThat(release(dedup, "k", owner.token())).isFalse();
+    assertThat(status(dedup, "k")).isEqualTo(Status.DONE);
   }
 
   @Test
-  void tryClaim_manyThreadsSameKey_exactlyOneWins() throws Exception {
+  void claim_manyThreadsSameKey_exactlyOneWins() throws Exception {
     InMemoryDeduplicator dedup = new InMemoryDeduplicator(Duration.ofMinutes(5), 1000, ticker);
     ExecutorService pool = Executors.newFixedThreadPool(32);
     try {
@@ -100,7 +225,7 @@ final class InMemoryDeduplicatorTest {
               pool.submit(
                   () -> {
                     start.await();
-                    if (dedup.tryClaim(key)) {
+                    if (status(dedup, key) == Status.CLAIMED) {
                       winners.incrementAndGet();
                     }
                     return null;
@@ -128,8 +253,9 @@ final class InMemoryDeduplicatorTest {
   @Test
   void none_claimsEverything() {
     Deduplicator none = Deduplicator.none();
-    assertThat(none.tryClaim("k")).isTrue();
-    none.markDone("k");
-    assertThat(none.tryClaim("k")).isTrue();
+    Claim first = claim(none, "k");
+    assertThat(first.status()).isEqualTo(Status.CLAIMED);
+    assertThat(done(none, "k", first.token())).isTrue();
+    assertThat(status(none, "k")).isEqualTo(Status.CLAIMED);
   }
 }

@@ -103,19 +103,8 @@ final class LogSafeTest {
 
   @Test
   void failingStore_eventIdWithNewline_logsItEscaped() {
-    Deduplicator broken =
-        new Deduplicator() {
-          @Override
-          public boolean tryClaim(String key) {
-            throw new IllegalStateException("store down");
-          }
-
-          @Override
-          public void markDone(String key) {}
-
-          @Override
-          public void release(String key) {}
-        };
+    TestStore broken = new TestStore();
+    broken.claimOverride = key -> TestStore.failure("store down");
     WebhookConsumer consumer =
         WebhookConsumer.builder().consumerSecrets(SECRET).deduplicator(broken).build();
     try (LogCapture logs = new LogCapture()) {

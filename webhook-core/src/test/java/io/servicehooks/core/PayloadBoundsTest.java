@@ -22,28 +22,9 @@ final class PayloadBoundsTest {
   private static final String LONG_NAME = "x".repeat(40_000);
 
   private final List<String> seen = new CopyOnWriteArrayList<>();
-  private final List<String> claimed = new CopyOnWriteArrayList<>();
 
-  /** A store that remembers every key it was asked about and dedups nothing. */
-  private final Deduplicator recording =
-      new Deduplicator() {
-        @Override
-        public boolean tryClaim(String key) {
-          claimed.add(key);
-          return true;
-        }
-
-        @Override
-        public void markDone(String key) {}
-
-        @Override
-        public void release(String key) {}
-
-        @Override
-        public boolean mayBlock() {
-          return false;
-        }
-      };
+  /** A store that remembers every key it was asked about. */
+  private final TestStore recording = new TestStore();
 
   private WebhookConsumer consumer() {
     return WebhookConsumer.builder()
@@ -59,13 +40,13 @@ final class PayloadBoundsTest {
     assertThat(r.bodyAsString()).contains("\"error\":\"malformed_payload\"");
     assertThat(r.bodyAsString().length()).isLessThan(400);
     assertThat(seen).isEmpty();
-    assertThat(claimed).isEmpty();
+    assertThat(recording.claims).isEmpty();
 
     WebhookResponse ok =
         consumer.handle(signed(SECRET, envelope("1876011200000000001", "post.create"))).join();
     assertThat(ok.status()).isEqualTo(200);
     assertThat(seen).containsExactly("1876011200000000001");
-    assertThat(claimed).containsExactly("e:1876011200000000001");
+    assertThat(recording.claims).containsExactly("e:1876011200000000001");
   }
 
   @Test
