@@ -7,17 +7,28 @@ import java.nio.file.Path;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
-/** The README's first example must be the code that compiles in {@link QuickStart}. */
+/**
+ * The README's examples must be code that compiles: the first one {@link QuickStart}, the store in
+ * "Write your own store" {@link MapDeduplicator}.
+ */
 final class ReadmeSnippetTest {
 
   @Test
   void readmeExample_isQuickStartCode() throws Exception {
-    String source =
-        Files.readString(Path.of("src/main/java/io/servicehooks/samples/QuickStart.java"));
+    assertReadmeContains("QuickStart.java", "README");
+  }
+
+  @Test
+  void readmeStoreExample_isMapDeduplicatorCode() throws Exception {
+    assertReadmeContains("MapDeduplicator.java", "README-STORE");
+  }
+
+  private static void assertReadmeContains(String file, String marker) throws Exception {
+    String source = Files.readString(Path.of("src/main/java/io/servicehooks/samples/" + file));
     String snippet =
         source.substring(
-            source.indexOf("// README-BEGIN") + "// README-BEGIN".length(),
-            source.indexOf("// README-END"));
+            source.indexOf("// " + marker + "-BEGIN") + ("// " + marker + "-BEGIN").length(),
+            source.indexOf("// " + marker + "-END"));
     String expected =
         snippet
             .lines()
@@ -25,7 +36,12 @@ final class ReadmeSnippetTest {
             .map(String::strip)
             .collect(Collectors.joining("\n"));
     String readme = Files.readString(Path.of("../../README.md"));
-    String normalizedReadme = readme.lines().map(String::strip).collect(Collectors.joining("\n"));
+    String normalizedReadme =
+        readme
+            .lines()
+            .map(String::strip)
+            .filter(l -> !l.isBlank())
+            .collect(Collectors.joining("\n"));
     assertThat(normalizedReadme).contains(expected);
   }
 }
