@@ -21,28 +21,30 @@ final class Maintenance {
 
   private final PostgresInbox.Settings s;
   private final Outage outage = new Outage("maintenance");
-  private ScheduledExecutorService timer;
+  private final ScheduledExecutorService timer;
 
+  /** Starts the gauges' refresh at once: they describe the table, workers or not. */
   Maintenance(PostgresInbox.Settings s) {
     this.s = s;
-  }
-
-  void start() {
-    timer =
+    this.timer =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
               Thread t = new Thread(r, "servicehooks-inbox-maintenance");
               t.setDaemon(true);
               return t;
             });
-    long purgeMillis = s.purgeInterval.toMillis();
-    // Instances started together purge at different moments.
-    long firstPurge = ThreadLocalRandom.current().nextLong(purgeMillis / 2, purgeMillis + 1);
-    timer.scheduleWithFixedDelay(this::purge, firstPurge, purgeMillis, TimeUnit.MILLISECONDS);
     if (s.meters.wantsGauges()) {
       timer.scheduleWithFixedDelay(
           this::refreshGauges, 0, s.gaugeInterval.toMillis(), TimeUnit.MILLISECONDS);
     }
+  }
+
+  /** Starts the periodic purge. */
+  void start() {
+    long purgeMillis = s.purgeInterval.toMillis();
+    // Instances started together purge at different moments.
+    long firstPurge = ThreadLocalRandom.current().nextLong(purgeMillis / 2, purgeMillis + 1);
+    timer.scheduleWithFixedDelay(this::purge, firstPurge, purgeMillis, TimeUnit.MILLISECONDS);
   }
 
   void purge() {
@@ -78,8 +80,6 @@ final class Maintenance {
   }
 
   void close() {
-    if (timer != null) {
-      timer.shutdownNow();
-    }
+    timer.shutdownNow();
   }
 }
