@@ -177,4 +177,23 @@ final class StoreTest {
     assertThat(inbox.store(List.of(Events.post("1"))).toCompletableFuture())
         .isCompletedExceptionally();
   }
+
+  @Test
+  void databasePassword_neverInToStringOrTheFailure() throws Exception {
+    PGSimpleDataSource guarded = new PGSimpleDataSource();
+    guarded.setURL("jdbc:postgresql://127.0.0.1:9/test");
+    guarded.setUser("app");
+    guarded.setPassword("pw-s3cret-value");
+    guarded.setConnectTimeout(1);
+    inbox = PostgresInbox.builder().dataSource(guarded).schema(schema.name).build();
+
+    CompletableFuture<List<InboxOutcome>> answer =
+        inbox.store(List.of(Events.post("1"))).toCompletableFuture();
+
+    assertThat(answer).failsWithin(Duration.ofSeconds(10));
+    Throwable failure = answer.handle((ok, e) -> e).join();
+    assertThat(String.valueOf(failure)).doesNotContain("pw-s3cret-value");
+    assertThat(inbox.toString()).doesNotContain("pw-s3cret-value");
+    assertThat(inbox.admin().toString()).doesNotContain("pw-s3cret-value");
+  }
 }
