@@ -23,7 +23,8 @@ public interface EventInbox extends AutoCloseable {
   /**
    * Stores one delivery's events. The stage completes once they are committed, with one outcome per
    * event in the same order, or exceptionally when they could not be (the delivery is then answered
-   * 503 and the platform retries it). Must not block the caller for I/O.
+   * 503 and the platform retries it). An inbox whose {@code store} may block its caller for I/O
+   * says so with {@link #mayBlock()}; adapters then call it from a worker thread.
    */
   CompletionStage<List<InboxOutcome>> store(List<StoredEvent> events);
 
