@@ -51,10 +51,11 @@ import org.slf4j.LoggerFactory;
  * <h2>Listeners</h2>
  *
  * For each event, every listener whose pattern matches its current type runs, in the order the
- * listeners were registered, on the thread that called {@link #handle} (synchronous mode) or on the
- * consumer's own threads (asynchronous mode). The first listener that throws stops the rest for
- * that event; the event then counts as failed and the {@link ErrorHandler} hears of it. In a batch,
- * the other events still run, and those that succeeded stay done.
+ * listeners were registered, on the thread that called {@link #handle} (synchronous mode), on the
+ * consumer's own threads (asynchronous mode) or on the inbox's workers once the event is stored
+ * (durable mode, where a failed event is retried by the inbox). The first listener that throws
+ * stops the rest for that event; the event then counts as failed and the {@link ErrorHandler} hears
+ * of it. In a batch, the other events still run, and those that succeeded stay done.
  */
 public final class WebhookConsumer implements AutoCloseable {
 
