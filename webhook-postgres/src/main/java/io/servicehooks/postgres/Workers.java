@@ -291,10 +291,12 @@ final class Workers {
       return;
     }
     poller.interrupt();
-    pool.shutdown();
     try {
+      // The poller first: rows of a look still under way are handed to the workers, not dropped
+      // to wait out their lease.
       long left = deadline - System.nanoTime();
       poller.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(Math.max(left, 0))));
+      pool.shutdown();
       left = deadline - System.nanoTime();
       if (!pool.awaitTermination(Math.max(left, 0), TimeUnit.NANOSECONDS)) {
         log.warn("Inbox listeners still running at close; their rows run again after the lease");

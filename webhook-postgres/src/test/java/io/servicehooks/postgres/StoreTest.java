@@ -148,7 +148,9 @@ final class StoreTest {
 
     int transactions = counting.transactions.get() - before;
     assertThat(schema.number("SELECT count(*) FROM " + schema.table())).isEqualTo(64);
-    assertThat(transactions).isBetween(1, 16);
+    // Typically 2 to 6 here; the bound leaves room for a loaded machine scheduling the senders
+    // late.
+    assertThat(transactions).isBetween(1, 24);
   }
 
   @Test

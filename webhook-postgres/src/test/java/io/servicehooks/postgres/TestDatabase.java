@@ -42,11 +42,22 @@ final class TestDatabase {
     return url;
   }
 
-  private static boolean answers(String jdbcUrl) {
+  /** Every wait bounded: connecting, logging in, and each read from the server. */
+  private static Properties timeouts() {
     Properties p = new Properties();
     p.setProperty("connectTimeout", "3");
     p.setProperty("loginTimeout", "3");
-    try (Connection c = DriverManager.getConnection(jdbcUrl, p)) {
+    p.setProperty("socketTimeout", "8");
+    return p;
+  }
+
+  /** A connection of its own to the test database, every wait bounded. */
+  static Connection connect() throws SQLException {
+    return DriverManager.getConnection(url(), timeouts());
+  }
+
+  private static boolean answers(String jdbcUrl) {
+    try (Connection c = DriverManager.getConnection(jdbcUrl, timeouts())) {
       return c.isValid(3);
     } catch (SQLException e) {
       return false;
@@ -90,7 +101,7 @@ final class TestDatabase {
     config.setValidationTimeout(1_000);
     config.setInitializationFailTimeout(-1);
     config.addDataSourceProperty("connectTimeout", "2");
-    config.addDataSourceProperty("socketTimeout", "10");
+    config.addDataSourceProperty("socketTimeout", "8");
     config.addDataSourceProperty("loginTimeout", "2");
     return new HikariDataSource(config);
   }
@@ -115,7 +126,7 @@ final class TestDatabase {
 
     /** Runs one statement on a connection of its own. */
     void exec(String sql) throws SQLException {
-      try (Connection c = DriverManager.getConnection(url());
+      try (Connection c = connect();
           Statement s = c.createStatement()) {
         s.setQueryTimeout(5);
         s.execute(sql);
@@ -124,9 +135,10 @@ final class TestDatabase {
 
     /** The single number {@code sql} answers. */
     long number(String sql) throws SQLException {
-      try (Connection c = DriverManager.getConnection(url());
-          Statement s = c.createStatement();
-          java.sql.ResultSet r = s.executeQuery(sql)) {
+      try (Connection c = connect();
+          Statement s = c.createStatement()) {
+        s.setQueryTimeout(5);
+        java.sql.ResultSet r = s.executeQuery(sql);
         r.next();
         return r.getLong(1);
       }
