@@ -36,13 +36,13 @@ import org.slf4j.LoggerFactory;
  *       Builder#maxBatchRows} events), and stores them with one {@code INSERT ... ON CONFLICT
  *       (dedup_key) DO NOTHING} in one transaction. Each delivery's stage completes after that
  *       commit; if it fails, every delivery in it fails (answered 503).
- *   <li><b>Workers</b>: a poller takes due rows with {@code FOR UPDATE SKIP LOCKED} and leases them
- *       ({@link Builder#lease}); {@link Builder#workers} threads run the listeners outside any
- *       transaction and mark each row done, or due again after an exponential back-off with jitter,
- *       or dead after {@link Builder#maxAttempts}. A row whose worker died is due again when its
- *       lease ends. Idle, or with the database unreachable, the poller backs off to {@link
- *       Builder#maxPollInterval}; it logs an outage once and resumes by itself. No order is
- *       promised between events.
+ *   <li><b>Workers</b>: a poller takes due rows (up to twice the workers' count) with {@code FOR
+ *       UPDATE SKIP LOCKED} and leases them ({@link Builder#lease}); {@link Builder#workers}
+ *       threads run the listeners outside any transaction and mark each row done, or due again
+ *       after an exponential back-off with jitter, or dead after {@link Builder#maxAttempts}. A row
+ *       whose worker died is due again when its lease ends. Idle, or with the database unreachable,
+ *       the poller backs off to {@link Builder#maxPollInterval}; it logs an outage once and resumes
+ *       by itself. No order is promised between events.
  *   <li><b>Retention</b>: done rows are purged after {@link Builder#retention} (the dedup window)
  *       in batches; dead letters stay. See {@link InboxAdmin} for operating it.
  * </ul>
@@ -349,8 +349,9 @@ public final class PostgresInbox implements EventInbox {
     }
 
     /**
-     * How long a taken row belongs to its worker (default 60 s). Longer than the slowest listener:
-     * when it ends, the row is due again and may run twice.
+     * How long a taken row belongs to its instance (default 60 s). A look takes up to twice as many
+     * rows as there are workers, so a row may wait for one listener before its own runs: keep the
+     * lease above twice the slowest listener. When it ends, the row is due again and may run twice.
      */
     public Builder lease(Duration lease) {
       s.lease = positive("lease", lease);

@@ -10,6 +10,15 @@ final class Tables {
 
   private static final Pattern NAME = Pattern.compile("[a-z_][a-z0-9_]{0,47}");
 
+  /**
+   * A one-row FROM item that turns off waiting for the WAL flush for the statement's own
+   * (auto-commit) transaction. Only the insert must be durable before its delivery is answered; a
+   * lease or an outcome lost in a database crash only runs the event once more, and without the
+   * wait a worker's statements take a round trip instead of a disk flush.
+   */
+  private static final String NO_FLUSH_WAIT =
+      "(SELECT set_config('synchronous_commit', 'off', true)) AS no_flush_wait";
+
   /** Columns a worker reads to rebuild an event, after {@code id, attempts}. */
   private static final String EVENT_COLUMNS =
       "dedup_key, event_id, event_type, original_type, family, for_user_id, tag, filter_json,"
@@ -54,19 +63,24 @@ final class Tables {
             + t
             + " AS r SET status = 'running', attempts = r.attempts + 1, leased_by = ?,"
             + " due_at = now() + ? * interval '1 millisecond'"
-            + " FROM due WHERE r.id = due.id RETURNING r.id, r.attempts, "
+            + " FROM due, "
+            + NO_FLUSH_WAIT
+            + " WHERE r.id = due.id RETURNING r.id, r.attempts, "
             + prefixed("r.", EVENT_COLUMNS);
     // The attempt number fences a late worker: its row was taken again after its lease ended.
     this.markDone =
         "UPDATE "
             + t
-            + " SET status = 'done', done_at = now(), leased_by = NULL"
+            + " SET status = 'done', done_at = now(), leased_by = NULL FROM "
+            + NO_FLUSH_WAIT
             + " WHERE id = ? AND status = 'running' AND attempts = ?";
     this.markFailed =
         "UPDATE "
             + t
             + " SET status = CASE WHEN attempts >= ? THEN 'dead' ELSE 'pending' END,"
             + " due_at = now() + ? * interval '1 millisecond', leased_by = NULL, last_error = ?"
+            + " FROM "
+            + NO_FLUSH_WAIT
             + " WHERE id = ? AND status = 'running' AND attempts = ? RETURNING status";
     // Each count runs on a partial index; done rows (the bulk) are never counted here.
     this.gauges =

@@ -48,7 +48,9 @@ final class Workers {
 
   Workers(PostgresInbox.Settings s) {
     this.s = s;
-    this.free = new Semaphore(s.workers);
+    // Up to twice the workers' count taken at once: the next rows wait in the pool's queue while
+    // the workers are busy, so a look takes several rows instead of one per finished listener.
+    this.free = new Semaphore(s.workers * 2);
   }
 
   void start(InboxProcessor processor) {
