@@ -81,6 +81,33 @@ final class SchemaTest {
   }
 
   @Test
+  void flyway_appliesTheShippedScriptWithPlaceholders_andTheInboxWorksOnIt() throws Exception {
+    org.flywaydb.core.Flyway.configure()
+        .dataSource(pool)
+        .locations("classpath:db/migration/servicehooks")
+        .schemas(schema.name)
+        .placeholders(java.util.Map.of("schema", schema.name, "table", "flyway_inbox"))
+        .load()
+        .migrate();
+
+    PostgresInbox inbox =
+        PostgresInbox.builder().dataSource(pool).schema(schema.name).table("flyway_inbox").build();
+    try {
+      assertThat(inbox.store(java.util.List.of(Events.post("f"))).toCompletableFuture())
+          .succeedsWithin(java.time.Duration.ofSeconds(10))
+          .isEqualTo(java.util.List.of(io.servicehooks.core.InboxOutcome.STORED));
+    } finally {
+      inbox.close();
+    }
+    assertThat(
+            schema.number(
+                "SELECT count(*) FROM "
+                    + schema.name
+                    + ".flyway_schema_history WHERE version = '1' AND success"))
+        .isEqualTo(1);
+  }
+
+  @Test
   void createSchema_schemaMadeByDba_usesIt() throws Exception {
     PostgresInbox.builder().dataSource(pool).schema(schema.name).createSchema(true).build().close();
 
