@@ -61,7 +61,7 @@ final class DurableAcknowledgement implements AcknowledgementMode {
 
   @Override
   public CompletableFuture<WebhookResponse> acknowledge(
-      List<WebhookEvent> events, long start, Executor ignored) {
+      List<WebhookEvent> events, long start, Executor ignored, Executor answerOnWriter) {
     List<StoredEvent> rows = new ArrayList<>(events.size());
     for (WebhookEvent event : events) {
       rows.add(event.toStored());
