@@ -10,8 +10,9 @@ import java.util.Objects;
  * HeartbeatStore} before the call, so that a restart finds it instead of asking again.
  *
  * <p>The window is {@code [from, to())}: {@code from} is a whole minute, and the platform's {@code
- * to_date} is the minute of {@code until}, which the replay includes whole, so the window really
- * ends at {@code until} rounded up to the next whole minute.
+ * to_date} is the minute of {@code until}, which the replay includes whole, so the window ends at
+ * the end of that minute ({@code until} rounded up, and a whole-minute {@code until} plus one
+ * minute).
  *
  * @param key the record's own id, the same across retries of the window; stores compare it in
  *     {@link HeartbeatStore#finishJob}
@@ -44,9 +45,9 @@ public record CatchUpJob(
     }
   }
 
-  /** The end of the window: {@code until} rounded up to a whole minute. */
+  /** The end of the window: the end of the minute of {@code until}, which the replay covers. */
   public Instant to() {
-    return ceilMinute(until);
+    return floorMinute(until).plus(Duration.ofMinutes(1));
   }
 
   /** Whether an attempt is under way (asked, or about to be), rather than waiting for a retry. */
