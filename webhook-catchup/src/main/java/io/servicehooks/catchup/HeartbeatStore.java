@@ -96,6 +96,8 @@ public interface HeartbeatStore extends AutoCloseable {
    * @param redisUrl for example {@code redis://127.0.0.1:6379} or {@code rediss://:password@host};
    *     never logged with its password
    * @param keyPrefix for example {@code servicehooks:catchup:}; one prefix per consumer
+   * @throws IllegalArgumentException when the URL cannot be parsed (the message does not quote it)
+   * @throws IllegalStateException when Redis cannot be reached within the time-out
    */
   static HeartbeatStore redis(String redisUrl, String keyPrefix) {
     return RedisHeartbeatStore.connect(redisUrl, keyPrefix);
@@ -112,6 +114,7 @@ public interface HeartbeatStore extends AutoCloseable {
    * @param name the row, one per consumer, for example {@code default}
    * @param createTable whether to create the table when absent (the DDL ships as {@code
    *     io/servicehooks/catchup/catchup-postgres.sql})
+   * @throws IllegalStateException when the table is to be created and cannot be
    */
   static HeartbeatStore postgres(
       DataSource dataSource, String table, String name, boolean createTable) {
