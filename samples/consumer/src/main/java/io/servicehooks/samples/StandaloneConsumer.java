@@ -1,5 +1,6 @@
 package io.servicehooks.samples;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.servicehooks.core.WebhookConsumer;
@@ -13,6 +14,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.util.List;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,13 +50,22 @@ public final class StandaloneConsumer implements AutoCloseable {
    */
   public static StandaloneConsumer start(
       Settings settings, Consumer<WebhookConsumer.Builder> customizer) {
+    return start(settings, (builder, registry) -> customizer.accept(builder));
+  }
+
+  /**
+   * Starts serving; the customizer also gets the registry that {@code /metrics} scrapes, for meters
+   * of its own (catch-up's counters).
+   */
+  public static StandaloneConsumer start(
+      Settings settings, BiConsumer<WebhookConsumer.Builder, MeterRegistry> customizer) {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     WebhookConsumer.Builder builder =
         WebhookConsumer.builder()
             .consumerSecrets(settings.consumerSecrets())
             .meterRegistry(registry)
             .listenersNonBlocking(settings.inlineListeners());
-    customizer.accept(builder);
+    customizer.accept(builder, registry);
     if (settings.logEvents()) {
       // Registered after the caller's listeners (they run in registration order), so the line
       // means every listener of the event has finished; logback flushes it before the listener
