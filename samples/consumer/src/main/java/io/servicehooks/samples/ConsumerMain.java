@@ -25,12 +25,26 @@ import java.util.concurrent.CountDownLatch;
  * WORKER_THREADS           threads that run listeners (default: four per available core)
  * LISTENER_DELAY_MS        a pause, in ms, in every event's handling (default 0): rehearses a slow
  *                          listener, e.g. in the crash test (CrashIT)
+ * LISTENER_FAIL            true: every event's handling throws (default false): rehearses a failing
+ *                          listener, e.g. to see dead letters (DurableCrashIT)
+ * DATABASE_URL             unset (default): synchronous acknowledgement; set: durable mode, each
+ *                          delivery answered once stored in PostgreSQL, listeners run by the inbox's
+ *                          WORKER_THREADS workers; jdbc:postgresql://... or
+ *                          postgres://user:password@host:port/db (percent-encoded)
+ * DATABASE_USER            the user when DATABASE_URL has none
+ * DATABASE_PASSWORD        the password when DATABASE_URL has none
+ * DATABASE_SCHEMA          default servicehooks
+ * DATABASE_CREATE_SCHEMA   true (default): create the inbox's tables at start-up when missing
+ * INBOX_MAX_ATTEMPTS       attempts before a dead letter (default 10)
+ * INBOX_RETRY_BASE_MS      the first back-off after a failure (default 2000), doubling
+ * INBOX_LEASE_MS           how long a taken event belongs to its process (default 60000)
  * --demo                   run the demo instead: a consumer plus a sender of signed events
  * </pre>
  *
  * The secret is read from the environment only, never from a flag, so it does not show in process
- * listings. Exit codes: 0 after a clean stop (SIGTERM finishes in-flight deliveries first), 2 for a
- * configuration error.
+ * listings; the database password is never printed. Exit codes: 0 after a clean stop (SIGTERM
+ * finishes in-flight deliveries first), 2 for a configuration error or a database that cannot be
+ * reached at start-up.
  */
 public final class ConsumerMain {
 
@@ -40,7 +54,9 @@ public final class ConsumerMain {
           + "environment: SERVICE_CONSUMER_SECRET (required, comma-separated, first current), PORT,\n"
           + "             WEBHOOK_PATH, HOST, MANAGEMENT_PORT, MANAGEMENT_HOST,\n"
           + "             LISTENER_MODE=worker|inline, LOG_EVENTS=true|false, IO_THREADS, WORKER_THREADS,\n"
-          + "             LISTENER_DELAY_MS";
+          + "             LISTENER_DELAY_MS, LISTENER_FAIL, DATABASE_URL, DATABASE_USER, DATABASE_PASSWORD,\n"
+          + "             DATABASE_SCHEMA, DATABASE_CREATE_SCHEMA, INBOX_MAX_ATTEMPTS, INBOX_RETRY_BASE_MS,\n"
+          + "             INBOX_LEASE_MS";
 
   private ConsumerMain() {}
 
@@ -51,8 +67,12 @@ public final class ConsumerMain {
     }
   }
 
-  /** The parsed command line: settings, or the demo, or help. */
-  record Command(StandaloneConsumer.Settings settings, boolean demo, boolean help) {}
+  /** The parsed command line: settings (and the database, or null), or the demo, or help. */
+  record Command(
+      StandaloneConsumer.Settings settings,
+      DatabaseSettings database,
+      boolean demo,
+      boolean help) {}
 
   public static void main(String[] args) throws Exception {
     int exit = run(args, System.getenv(), System.out, System.err);
@@ -65,9 +85,11 @@ public final class ConsumerMain {
       throws Exception {
     Command command;
     long listenerDelayMs;
+    boolean listenerFail;
     try {
       command = parse(args, env);
       listenerDelayMs = listenerDelayMs(env);
+      listenerFail = bool(env, "LISTENER_FAIL", false);
     } catch (ConfigException e) {
       err.println("servicehooks-consumer: " + e.getMessage());
       return 2;
@@ -79,14 +101,27 @@ public final class ConsumerMain {
     if (command.demo()) {
       return Demo.run(command.settings(), out);
     }
-    StandaloneConsumer consumer =
-        StandaloneConsumer.start(
-            command.settings(),
-            b -> {
-              if (listenerDelayMs > 0) {
-                b.onAny(event -> Thread.sleep(listenerDelayMs));
-              }
-            });
+    StandaloneConsumer consumer;
+    try {
+      consumer =
+          StandaloneConsumer.start(
+              command.settings(),
+              command.database(),
+              b -> {
+                if (listenerDelayMs > 0) {
+                  b.onAny(event -> Thread.sleep(listenerDelayMs));
+                }
+                if (listenerFail) {
+                  b.onAny(
+                      event -> {
+                        throw new IllegalStateException("LISTENER_FAIL is set (a rehearsal)");
+                      });
+                }
+              });
+    } catch (StandaloneConsumer.DatabaseUnavailableException e) {
+      err.println("servicehooks-consumer: " + e.getMessage());
+      return 2;
+    }
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
@@ -142,10 +177,7 @@ public final class ConsumerMain {
     if (!mode.equals("worker") && !mode.equals("inline")) {
       throw new ConfigException("LISTENER_MODE must be 'worker' or 'inline', was '" + mode + "'");
     }
-    String logEvents = env.getOrDefault("LOG_EVENTS", "true").trim().toLowerCase(Locale.ROOT);
-    if (!logEvents.equals("true") && !logEvents.equals("false")) {
-      throw new ConfigException("LOG_EVENTS must be 'true' or 'false', was '" + logEvents + "'");
-    }
+    boolean logEvents = bool(env, "LOG_EVENTS", true);
     int cores = Runtime.getRuntime().availableProcessors();
     int ioThreads = threads(env, "IO_THREADS", defaultIoThreads(cores));
     int workerThreads = threads(env, "WORKER_THREADS", defaultWorkerThreads(cores));
@@ -166,12 +198,27 @@ public final class ConsumerMain {
             portNumber,
             path,
             mode.equals("inline"),
-            logEvents.equals("true"),
+            logEvents,
             ioThreads,
             workerThreads,
             managementHost,
             managementPortNumber);
-    return new Command(settings, demo, help);
+    DatabaseSettings database;
+    try {
+      database = DatabaseSettings.fromEnvironment(env);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(e.getMessage());
+    }
+    return new Command(settings, database, demo, help);
+  }
+
+  private static boolean bool(Map<String, String> env, String name, boolean fallback)
+      throws ConfigException {
+    String value = env.getOrDefault(name, String.valueOf(fallback)).trim().toLowerCase(Locale.ROOT);
+    if (!value.equals("true") && !value.equals("false")) {
+      throw new ConfigException(name + " must be 'true' or 'false', was '" + value + "'");
+    }
+    return value.equals("true");
   }
 
   /**
