@@ -49,7 +49,7 @@ DURATION=${DURATION:-10}
 CONNECTIONS=${CONNECTIONS:-"16 64"}
 WORKLOADS=${WORKLOADS:-"new dup10"}
 SERVERS=${SERVERS:-"a b c d-inline d-worker d-noop e"}
-CRC_SERVERS=${CRC_SERVERS:-"a d-worker"}
+CRC_SERVERS=${CRC_SERVERS-"a d-worker"}  # set empty for no CRC cells
 DUP_SERVERS=${DUP_SERVERS:-$SERVERS}
 PORT=${PORT:-18080}
 SERVER_CPU=${SERVER_CPU:-0}
@@ -228,7 +228,7 @@ run_wrk() {
 # not yet done (read directly), and the consumer's gauges from /metrics (refreshed every 15 s).
 sample_inbox_once() {
   local db gauges
-  db=$(DATABASE_URL=$BENCH_DATABASE_URL java -cp "$BENCH_JAR" io.servicehooks.benchmarks.BenchDatabase inbox "$1" 2>&1 | tail -1)
+  db=$(DATABASE_URL=$BENCH_DATABASE_URL timeout 8 java -cp "$BENCH_JAR" io.servicehooks.benchmarks.BenchDatabase inbox "$1" 2>&1 | tail -1)
   gauges=$(curl -s --max-time 2 "http://127.0.0.1:$PORT/metrics" | grep -E '^webhook_inbox_(pending|lag_seconds)' | sed 's/{[^}]*}//' | tr '\n' ' ')
   echo "$(date -u +%T) $3 $db gauges: $gauges" >>"$2"
 }

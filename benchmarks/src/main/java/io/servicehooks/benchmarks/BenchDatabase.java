@@ -22,6 +22,7 @@ public final class BenchDatabase {
             .getOrDefault("DATABASE_URL", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
     Properties p = new Properties();
     p.setProperty("connectTimeout", "3");
+    p.setProperty("loginTimeout", "3");
     p.setProperty("socketTimeout", "8");
     String schema = args[1];
     if (!schema.matches("[a-z_][a-z0-9_]*")) {
