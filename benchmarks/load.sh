@@ -17,6 +17,14 @@
 #                     no listener, so nothing is handed to a worker
 #           d-noop    the consumer with one no-op listener, worker mode: every new event is handed off
 #           e         samples/spring-bot/target/servicehooks-spring-bot.jar (skipped if not built)
+#           d-durable the consumer in durable mode (DATABASE_URL=$BENCH_DATABASE_URL), one no-op
+#                     listener: each delivery answered once committed to the inbox, then processed by
+#                     its workers; a fresh schema per cell, dropped after; while wrk measures, the
+#                     inbox (pending rows, age of the oldest, /metrics gauges) is sampled every 5 s
+#                     into the cell's .inbox.txt log
+#           b-durable hand-written Undertow worker: HMAC, Jackson tree, one INSERT ... ON CONFLICT DO
+#                     NOTHING on its own connection from a HikariCP pool (POOL_SIZE=8), commit, 200;
+#                     a fresh schema per cell, dropped after
 #   A suffix @ioN / @wN / @ioNwM sets Undertow IO / worker threads: for a and b through their env,
 #   for d-* through the consumer's IO_THREADS / WORKER_THREADS. Example: SERVERS="b@io1 d-inline@io1".
 # Workloads: new    every delivery a new event (each request of a run is distinct: see load.lua)
@@ -27,6 +35,8 @@
 #   SERVERS="a b c d-inline d-worker d-noop e" CRC_SERVERS="a d-worker" DUP_SERVERS=(all of SERVERS)
 #   PORT=18080 SERVER_CPU=0 LOAD_CPU=1
 #   JVM_FLAGS (below) WARM_POOL=300000 MEASURE_POOL=1500000 SKIP_BUILD=0 E_LOG_LEVEL=WARN
+#   BENCH_DATABASE_URL=jdbc:postgresql://127.0.0.1:5432/test?user=postgres POOL_SIZE=8
+# The durable pair: SERVERS="b-durable d-durable" WORKLOADS=new CONNECTIONS=64 CRC_SERVERS= benchmarks/load.sh
 # A smoke run: ROUNDS=1 WARMUP=1 DURATION=3 CONNECTIONS=64 MEASURE_POOL=400000 benchmarks/load.sh
 set -euo pipefail
 
@@ -39,7 +49,7 @@ DURATION=${DURATION:-10}
 CONNECTIONS=${CONNECTIONS:-"16 64"}
 WORKLOADS=${WORKLOADS:-"new dup10"}
 SERVERS=${SERVERS:-"a b c d-inline d-worker d-noop e"}
-CRC_SERVERS=${CRC_SERVERS:-"a d-worker"}
+CRC_SERVERS=${CRC_SERVERS-"a d-worker"}  # set empty for no CRC cells
 DUP_SERVERS=${DUP_SERVERS:-$SERVERS}
 PORT=${PORT:-18080}
 SERVER_CPU=${SERVER_CPU:-0}
@@ -50,6 +60,8 @@ WARM_POOL=${WARM_POOL:-300000}
 MEASURE_POOL=${MEASURE_POOL:-1500000}
 SKIP_BUILD=${SKIP_BUILD:-0}
 E_LOG_LEVEL=${E_LOG_LEVEL:-WARN}
+BENCH_DATABASE_URL=${BENCH_DATABASE_URL:-"jdbc:postgresql://127.0.0.1:5432/test?user=postgres"}
+POOL_SIZE=${POOL_SIZE:-8}
 
 SECRET=bench-consumer-secret-0123456789abcdef # the pool is signed with it; not a real secret
 BENCH_JAR=$ROOT/benchmarks/target/benchmarks.jar
@@ -100,6 +112,13 @@ for s in $SERVERS; do
 done
 
 SERVER_PID=""
+SCHEMA="" # the durable servers' schema of the current cell
+drop_schema() {
+  if [ -n "$SCHEMA" ]; then
+    DATABASE_URL=$BENCH_DATABASE_URL java -cp "$BENCH_JAR" io.servicehooks.benchmarks.BenchDatabase drop "$SCHEMA" >&2 || true
+  fi
+  SCHEMA=""
+}
 stop_server() {
   if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
     kill -TERM "$SERVER_PID" 2>/dev/null || true
@@ -111,6 +130,7 @@ stop_server() {
     wait "$SERVER_PID" 2>/dev/null || true
   fi
   SERVER_PID=""
+  drop_schema
 }
 trap stop_server EXIT INT TERM
 
@@ -145,6 +165,16 @@ start_server() {
       # The same consumer with one no-op listener in worker mode: every new event is handed to a
       # worker thread, which is what the default safe dispatch costs.
       envs+=("LISTENER_MODE=worker" "NOOP_LISTENER=true" "IO_THREADS=${io:-0}" "WORKER_THREADS=${workers:-0}")
+      cmd=(java "${jvm[@]}" -cp "$BENCH_JAR" io.servicehooks.benchmarks.TunedConsumer) ;;
+    b-durable)
+      SCHEMA=bench_$(date +%s%N)
+      envs+=("IO_THREADS=$io" "WORKER_THREADS=$workers" "DATABASE_URL=$BENCH_DATABASE_URL" "DATABASE_SCHEMA=$SCHEMA" "POOL_SIZE=$POOL_SIZE")
+      cmd=(java "${jvm[@]}" -cp "$BENCH_JAR" io.servicehooks.benchmarks.DurableBaselineServer) ;;
+    d-durable)
+      # The consumer with DATABASE_URL, as the jar reads it, and one no-op listener (run by the
+      # inbox's workers, WORKER_THREADS of them).
+      SCHEMA=bench_$(date +%s%N)
+      envs+=("LISTENER_MODE=worker" "NOOP_LISTENER=true" "IO_THREADS=${io:-0}" "WORKER_THREADS=${workers:-0}" "DATABASE_URL=$BENCH_DATABASE_URL" "DATABASE_SCHEMA=$SCHEMA")
       cmd=(java "${jvm[@]}" -cp "$BENCH_JAR" io.servicehooks.benchmarks.TunedConsumer) ;;
     e)
       # The bot logs every post it handles at INFO (text included); E_LOG_LEVEL=WARN is its
@@ -194,6 +224,23 @@ run_wrk() {
   grep '^RESULT ' "$6"
 }
 
+# sample_inbox_once SCHEMA FILE LABEL: one line: the table's pending rows and the age of the oldest
+# not yet done (read directly), and the consumer's gauges from /metrics (refreshed every 15 s).
+sample_inbox_once() {
+  local db gauges
+  db=$(DATABASE_URL=$BENCH_DATABASE_URL timeout 8 java -cp "$BENCH_JAR" io.servicehooks.benchmarks.BenchDatabase inbox "$1" 2>&1 | tail -1)
+  gauges=$(curl -s --max-time 2 "http://127.0.0.1:$PORT/metrics" | grep -E '^webhook_inbox_(pending|lag_seconds)' | sed 's/{[^}]*}//' | tr '\n' ' ')
+  echo "$(date -u +%T) $3 $db gauges: $gauges" >>"$2"
+}
+sample_inbox() {
+  local t=0
+  while true; do
+    sample_inbox_once "$1" "$2" "t+${t}s"
+    sleep 5
+    t=$((t + 5))
+  done
+}
+
 field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
 
 # ---- header --------------------------------------------------------------------------------------
@@ -224,7 +271,19 @@ for round in $(seq 1 "$ROUNDS"); do
         tag="r$round-$workload-c$conns-${server//@/_}"
         start_server "$server" "$LOGS/$tag.server.log"
         run_wrk "$workload" "$conns" "$WARMUP" 0 "$WARM_POOL" "$LOGS/$tag.warmup.txt" >/dev/null
+        sampler=""
+        if [ "${server%%@*}" = d-durable ]; then
+          sample_inbox "$SCHEMA" "$LOGS/$tag.inbox.txt" &
+          sampler=$!
+        fi
         line=$(run_wrk "$workload" "$conns" "$DURATION" "$WARM_POOL" "$MEASURE_POOL" "$LOGS/$tag.wrk.txt")
+        if [ -n "$sampler" ]; then
+          kill "$sampler" 2>/dev/null || true
+          wait "$sampler" 2>/dev/null || true
+          sample_inbox_once "$SCHEMA" "$LOGS/$tag.inbox.txt" end
+          say "inbox during $tag (pending rows, age of the oldest, gauges):"
+          cat "$LOGS/$tag.inbox.txt" >&2
+        fi
         stop_server
         printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$server" "$workload" "$conns" \
           "$(field rps "$line")" "$(field p50_us "$line")" "$(field p99_us "$line")" \

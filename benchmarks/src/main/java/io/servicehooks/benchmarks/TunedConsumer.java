@@ -1,6 +1,7 @@
 package io.servicehooks.benchmarks;
 
 import io.servicehooks.samples.ConsumerMain;
+import io.servicehooks.samples.DatabaseSettings;
 import io.servicehooks.samples.StandaloneConsumer;
 import java.util.List;
 import java.util.Map;
@@ -10,7 +11,8 @@ import java.util.Map;
  * listener can be added: {@code IO_THREADS}, {@code WORKER_THREADS} (0 or unset: the jar's
  * defaults), {@code LISTENER_MODE=worker|inline}, {@code PORT}, {@code SERVICE_CONSUMER_SECRET},
  * {@code NOOP_LISTENER=true} (one listener that does nothing, so worker mode hands each new event
- * off). Events are not logged; bound to 127.0.0.1.
+ * off), and the consumer jar's {@code DATABASE_URL} settings (durable mode, as the jar reads them).
+ * Events are not logged; bound to 127.0.0.1.
  *
  * <p>{@code IO_THREADS=1 PORT=18080 java -cp benchmarks.jar
  * io.servicehooks.benchmarks.TunedConsumer}
@@ -43,6 +45,7 @@ public final class TunedConsumer {
     StandaloneConsumer consumer =
         StandaloneConsumer.start(
             settings,
+            DatabaseSettings.fromEnvironment(env),
             b -> {
               if (noopListener) {
                 b.onAny(event -> {}); // something to run, so worker mode hands every new event off

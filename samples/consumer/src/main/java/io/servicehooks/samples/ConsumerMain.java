@@ -31,12 +31,26 @@ import java.util.concurrent.CountDownLatch;
  * CATCH_UP                 true: replay the consumer's own downtime (see CatchUpWiring for
  *                          SERVICE_API_BASE_URL, the API credentials, WEBHOOK_URL and the store:
  *                          REDIS_URL, else DATABASE_URL, else CATCH_UP_FILE)
+ * LISTENER_FAIL            true: every event's handling throws (default false): rehearses a failing
+ *                          listener, e.g. to see dead letters (DurableCrashIT)
+ * DATABASE_URL             unset (default): synchronous acknowledgement; set: durable mode, each
+ *                          delivery answered once stored in PostgreSQL, listeners run by the inbox's
+ *                          WORKER_THREADS workers; jdbc:postgresql://... or
+ *                          postgres://user:password@host:port/db (percent-encoded)
+ * DATABASE_USER            the user when DATABASE_URL has none
+ * DATABASE_PASSWORD        the password when DATABASE_URL has none
+ * DATABASE_SCHEMA          default servicehooks
+ * DATABASE_CREATE_SCHEMA   true (default): create the inbox's tables at start-up when missing
+ * INBOX_MAX_ATTEMPTS       attempts before a dead letter (default 10)
+ * INBOX_RETRY_BASE_MS      the first back-off after a failure (default 2000), doubling
+ * INBOX_LEASE_MS           how long a taken event belongs to its process (default 60000)
  * --demo                   run the demo instead: a consumer plus a sender of signed events
  * </pre>
  *
  * The secret is read from the environment only, never from a flag, so it does not show in process
- * listings. Exit codes: 0 after a clean stop (SIGTERM finishes in-flight deliveries first), 2 for a
- * configuration error (including a port or address it cannot bind).
+ * listings; the database password is never printed. Exit codes: 0 after a clean stop (SIGTERM
+ * finishes in-flight deliveries first), 2 for a configuration error (including a port or address it
+ * cannot bind) or a database that cannot be reached at start-up.
  */
 public final class ConsumerMain {
 
@@ -46,7 +60,9 @@ public final class ConsumerMain {
           + "environment: SERVICE_CONSUMER_SECRET (required, comma-separated, first current), PORT,\n"
           + "             WEBHOOK_PATH, HOST, MANAGEMENT_PORT, MANAGEMENT_HOST,\n"
           + "             LISTENER_MODE=worker|inline, LOG_EVENTS=true|false, IO_THREADS, WORKER_THREADS,\n"
-          + "             LISTENER_DELAY_MS, CATCH_UP=true|false (with SERVICE_API_BASE_URL, SERVICE_API_KEY,\n"
+          + "             LISTENER_DELAY_MS, LISTENER_FAIL, DATABASE_URL, DATABASE_USER, DATABASE_PASSWORD,\n"
+          + "             DATABASE_SCHEMA, DATABASE_CREATE_SCHEMA, INBOX_MAX_ATTEMPTS, INBOX_RETRY_BASE_MS,\n"
+          + "             INBOX_LEASE_MS, CATCH_UP=true|false (with SERVICE_API_BASE_URL, SERVICE_API_KEY,\n"
           + "             SERVICE_API_SECRET or SERVICE_BEARER_TOKEN, WEBHOOK_URL or CATCH_UP_WEBHOOK_ID,\n"
           + "             and REDIS_URL, DATABASE_URL or CATCH_UP_FILE)";
 
@@ -59,8 +75,12 @@ public final class ConsumerMain {
     }
   }
 
-  /** The parsed command line: settings, or the demo, or help. */
-  record Command(StandaloneConsumer.Settings settings, boolean demo, boolean help) {}
+  /** The parsed command line: settings (and the database, or null), or the demo, or help. */
+  record Command(
+      StandaloneConsumer.Settings settings,
+      DatabaseSettings database,
+      boolean demo,
+      boolean help) {}
 
   public static void main(String[] args) throws Exception {
     int exit = run(args, System.getenv(), System.out, System.err);
@@ -74,9 +94,11 @@ public final class ConsumerMain {
     Command command;
     long listenerDelayMs;
     CatchUpWiring.Config catchUpConfig;
+    boolean listenerFail;
     try {
       command = parse(args, env);
       listenerDelayMs = listenerDelayMs(env);
+      listenerFail = bool(env, "LISTENER_FAIL", false);
       catchUpConfig = command.help() || command.demo() ? null : CatchUpWiring.parse(env);
     } catch (ConfigException e) {
       err.println("servicehooks-consumer: " + e.getMessage());
@@ -95,15 +117,25 @@ public final class ConsumerMain {
       consumer =
           StandaloneConsumer.start(
               command.settings(),
+              command.database(),
               (b, registry) -> {
                 if (listenerDelayMs > 0) {
                   b.onAny(event -> Thread.sleep(listenerDelayMs));
+                }
+                if (listenerFail) {
+                  b.onAny(
+                      event -> {
+                        throw new IllegalStateException("LISTENER_FAIL is set (a rehearsal)");
+                      });
                 }
                 if (catchUpConfig != null) {
                   catchUp[0] = CatchUpWiring.build(catchUpConfig, registry);
                   catchUp[0].install(b);
                 }
               });
+    } catch (StandaloneConsumer.DatabaseUnavailableException e) {
+      err.println("servicehooks-consumer: " + e.getMessage());
+      return 2;
     } catch (UncheckedIOException bindFailure) {
       // A taken port or an address not of this machine: a setting it cannot use, named.
       err.println("servicehooks-consumer: " + bindFailure.getMessage());
@@ -174,10 +206,7 @@ public final class ConsumerMain {
     if (!mode.equals("worker") && !mode.equals("inline")) {
       throw new ConfigException("LISTENER_MODE must be 'worker' or 'inline', was '" + mode + "'");
     }
-    String logEvents = env.getOrDefault("LOG_EVENTS", "true").trim().toLowerCase(Locale.ROOT);
-    if (!logEvents.equals("true") && !logEvents.equals("false")) {
-      throw new ConfigException("LOG_EVENTS must be 'true' or 'false', was '" + logEvents + "'");
-    }
+    boolean logEvents = bool(env, "LOG_EVENTS", true);
     int cores = Runtime.getRuntime().availableProcessors();
     int ioThreads = threads(env, "IO_THREADS", defaultIoThreads(cores));
     int workerThreads = threads(env, "WORKER_THREADS", defaultWorkerThreads(cores));
@@ -206,12 +235,27 @@ public final class ConsumerMain {
             portNumber,
             path,
             mode.equals("inline"),
-            logEvents.equals("true"),
+            logEvents,
             ioThreads,
             workerThreads,
             managementHost,
             managementPortNumber);
-    return new Command(settings, demo, help);
+    DatabaseSettings database;
+    try {
+      database = DatabaseSettings.fromEnvironment(env);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(e.getMessage());
+    }
+    return new Command(settings, database, demo, help);
+  }
+
+  private static boolean bool(Map<String, String> env, String name, boolean fallback)
+      throws ConfigException {
+    String value = env.getOrDefault(name, String.valueOf(fallback)).trim().toLowerCase(Locale.ROOT);
+    if (!value.equals("true") && !value.equals("false")) {
+      throw new ConfigException(name + " must be 'true' or 'false', was '" + value + "'");
+    }
+    return value.equals("true");
   }
 
   /**

@@ -1,9 +1,11 @@
 package io.servicehooks.samples;
 
+import com.zaxxer.hikari.HikariDataSource;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.servicehooks.core.WebhookConsumer;
+import io.servicehooks.postgres.PostgresInbox;
 import io.servicehooks.undertow.WebhookServer;
 import io.undertow.Handlers;
 import io.undertow.Undertow;
@@ -13,6 +15,7 @@ import io.undertow.util.Headers;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.List;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
@@ -24,8 +27,10 @@ import org.slf4j.LoggerFactory;
  * {@code GET /metrics}, and one INFO line per handled event, written once all the event's listeners
  * have finished. With a management port ({@link Settings#managementPort()}) health and metrics are
  * served only there, by a second small Undertow, so that the webhook port exposed to the internet
- * answers 404 for them. {@link ConsumerMain} runs it from the command line; the demo and the tests
- * start it in-process.
+ * answers 404 for them. With {@link DatabaseSettings} it runs in durable mode: each delivery is
+ * answered once its events are committed to a {@link PostgresInbox}, whose workers then run the
+ * listeners (and write the INFO line). {@link ConsumerMain} runs it from the command line; the demo
+ * and the tests start it in-process.
  */
 public final class StandaloneConsumer implements AutoCloseable {
 
@@ -34,12 +39,24 @@ public final class StandaloneConsumer implements AutoCloseable {
   private final PrometheusMeterRegistry registry;
   private final WebhookServer server;
   private final Undertow management; // null: health and metrics beside the webhook
+  private final HikariDataSource database; // null: not durable
 
   private StandaloneConsumer(
-      PrometheusMeterRegistry registry, WebhookServer server, Undertow management) {
+      PrometheusMeterRegistry registry,
+      WebhookServer server,
+      Undertow management,
+      HikariDataSource database) {
     this.registry = registry;
     this.server = server;
     this.management = management;
+    this.database = database;
+  }
+
+  /** The database of the durable mode could not be reached, or its schema not created. */
+  public static final class DatabaseUnavailableException extends RuntimeException {
+    DatabaseUnavailableException(String message) {
+      super(message, null, false, false);
+    }
   }
 
   /**
@@ -50,7 +67,7 @@ public final class StandaloneConsumer implements AutoCloseable {
    */
   public static StandaloneConsumer start(
       Settings settings, Consumer<WebhookConsumer.Builder> customizer) {
-    return start(settings, (builder, registry) -> customizer.accept(builder));
+    return start(settings, null, (builder, registry) -> customizer.accept(builder));
   }
 
   /**
@@ -59,6 +76,32 @@ public final class StandaloneConsumer implements AutoCloseable {
    */
   public static StandaloneConsumer start(
       Settings settings, BiConsumer<WebhookConsumer.Builder, MeterRegistry> customizer) {
+    return start(settings, null, customizer);
+  }
+
+  /**
+   * Starts serving, in durable mode when {@code database} is not {@code null}.
+   *
+   * @param settings where and how to serve
+   * @param database the inbox's database, or {@code null} to acknowledge synchronously
+   * @param customizer adds the caller's own listeners to the consumer (the demo's, a test's)
+   * @throws DatabaseUnavailableException if the database cannot be reached or its schema created
+   */
+  public static StandaloneConsumer start(
+      Settings settings, DatabaseSettings database, Consumer<WebhookConsumer.Builder> customizer) {
+    return start(settings, database, (builder, registry) -> customizer.accept(builder));
+  }
+
+  /**
+   * Starts serving, in durable mode when {@code database} is not {@code null}; the customizer also
+   * gets the registry that {@code /metrics} scrapes.
+   *
+   * @throws DatabaseUnavailableException if the database cannot be reached or its schema created
+   */
+  public static StandaloneConsumer start(
+      Settings settings,
+      DatabaseSettings database,
+      BiConsumer<WebhookConsumer.Builder, MeterRegistry> customizer) {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     WebhookConsumer.Builder builder =
         WebhookConsumer.builder()
@@ -70,9 +113,11 @@ public final class StandaloneConsumer implements AutoCloseable {
       // Registered after the caller's listeners (they run in registration order), so the line
       // means every listener of the event has finished; logback flushes it before the listener
       // returns, so in synchronous mode it is on stdout before the 200 is sent (CrashIT relies
-      // on this).
+      // on this). In durable mode the inbox's workers run it, after the event's other listeners.
       builder.onAny(event -> log.info("Handled {} event {}", event.type(), event.id()));
     }
+    HikariDataSource pool =
+        database == null ? null : durable(settings, database, registry, builder);
     HttpHandler health =
         exchange -> {
           exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, "application/json");
@@ -101,22 +146,97 @@ public final class StandaloneConsumer implements AutoCloseable {
       server.workerThreads(settings.workerThreads());
     }
     Undertow management = null;
-    if (settings.hasManagementPort()) {
-      management = management(settings, health, metrics);
-      startManagement(management, settings);
-      log.info(
-          "Serving /health and /metrics at http://{}:{}",
-          settings.managementHost(),
-          boundPort(management));
-    }
     try {
-      return new StandaloneConsumer(registry, server.build().start(), management);
+      if (settings.hasManagementPort()) {
+        management = management(settings, health, metrics);
+        startManagement(management, settings);
+        log.info(
+            "Serving /health and /metrics at http://{}:{}",
+            settings.managementHost(),
+            boundPort(management));
+      }
+      return new StandaloneConsumer(registry, server.build().start(), management, pool);
     } catch (RuntimeException e) {
       if (management != null) {
         management.stop();
       }
+      if (pool != null) {
+        pool.close();
+      }
       throw e;
     }
+  }
+
+  /**
+   * Opens the pool (one connection at once, so an unreachable database fails here), builds the
+   * inbox on it and makes it the consumer's. The listeners run on {@code workerThreads} inbox
+   * workers.
+   */
+  private static HikariDataSource durable(
+      Settings settings,
+      DatabaseSettings database,
+      PrometheusMeterRegistry registry,
+      WebhookConsumer.Builder builder) {
+    int workers =
+        settings.workerThreads() > 0 ? settings.workerThreads() : PostgresInbox.DEFAULT_WORKERS;
+    HikariDataSource pool;
+    try {
+      pool = database.pool(PostgresInbox.DEFAULT_WRITERS + workers + 2);
+    } catch (java.sql.SQLException | RuntimeException e) {
+      throw new DatabaseUnavailableException(
+          "cannot connect to the database at " + database.redactedUrl() + ": " + reason(e));
+    }
+    try {
+      PostgresInbox.Builder inbox =
+          PostgresInbox.builder()
+              .dataSource(pool)
+              .schema(database.schema())
+              .createSchema(database.createSchema())
+              .workers(workers)
+              .meterRegistry(registry);
+      if (database.maxAttempts() > 0) {
+        inbox.maxAttempts(database.maxAttempts());
+      }
+      if (database.retryBase() != null) {
+        Duration max =
+            database.retryBase().compareTo(PostgresInbox.DEFAULT_BACKOFF_MAX) > 0
+                ? database.retryBase()
+                : PostgresInbox.DEFAULT_BACKOFF_MAX;
+        inbox.backoff(database.retryBase(), max);
+      }
+      if (database.lease() != null) {
+        inbox.lease(database.lease());
+      }
+      builder.inbox(inbox.build());
+    } catch (RuntimeException e) {
+      pool.close();
+      throw new DatabaseUnavailableException(
+          "cannot set up the inbox in schema "
+              + database.schema()
+              + " at "
+              + database.redactedUrl()
+              + ": "
+              + reason(e));
+    }
+    log.info(
+        "Durable mode: deliveries are answered once stored in {}.{} at {} (user {}), {} workers",
+        database.schema(),
+        PostgresInbox.DEFAULT_TABLE,
+        database.redactedUrl(),
+        database.user() == null ? "from the URL" : database.user(),
+        workers);
+    return pool;
+  }
+
+  /** The innermost cause's class and first line: the driver's words, never the password. */
+  private static String reason(Throwable e) {
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    String message =
+        root.getMessage() == null ? "" : root.getMessage().lines().findFirst().orElse("");
+    return root.getClass().getSimpleName() + ": " + message;
   }
 
   /**
@@ -195,9 +315,12 @@ public final class StandaloneConsumer implements AutoCloseable {
   /** Finishes in-flight deliveries, then stops; the management port answers until then. */
   @Override
   public void close() {
-    server.close();
+    server.close(); // closes the consumer, which closes the inbox
     if (management != null) {
       management.stop();
+    }
+    if (database != null) {
+      database.close();
     }
     registry.close();
     log.info("Stopped");

@@ -113,6 +113,65 @@ final class ConsumerMainTest {
   }
 
   @Test
+  void run_badDatabaseUrl_exits2WithOneLineWithoutPassword() throws Exception {
+    assertThat(
+            run(
+                Map.of(
+                    "SERVICE_CONSUMER_SECRET",
+                    "s",
+                    "DATABASE_URL",
+                    "postgres://app:s3cret@db.example")))
+        .isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8).strip())
+        .startsWith("servicehooks-consumer: DATABASE_URL has no database name")
+        .contains("postgres://app:***@db.example")
+        .doesNotContain("s3cret")
+        .doesNotContain("\n");
+  }
+
+  @Test
+  @Timeout(30)
+  void run_unreachableDatabase_exits2WithOneLineNamingTheRedactedUrl() throws Exception {
+    // Port 9 (discard) on the loopback: nothing listens, the connection is refused at once.
+    int exit =
+        run(
+            Map.of(
+                "SERVICE_CONSUMER_SECRET",
+                "s",
+                "PORT",
+                "0",
+                "HOST",
+                "127.0.0.1",
+                "DATABASE_URL",
+                "postgres://app:s3cret%21@127.0.0.1:9/inbox"));
+    assertThat(exit).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8).strip())
+        .startsWith("servicehooks-consumer: cannot connect to the database at")
+        .contains("postgres://app:***@127.0.0.1:9/inbox")
+        .doesNotContain("s3cret")
+        .doesNotContain("\n");
+  }
+
+  @Test
+  void parse_databaseUrl_switchesToDurableAndListenerFailIsChecked() throws Exception {
+    ConsumerMain.Command c =
+        ConsumerMain.parse(
+            new String[0],
+            Map.of(
+                "SERVICE_CONSUMER_SECRET", "s",
+                "DATABASE_URL", "postgres://db.example/inbox",
+                "DATABASE_USER", "app",
+                "DATABASE_PASSWORD", "s3cret"));
+    assertThat(c.database().jdbcUrl()).isEqualTo("jdbc:postgresql://db.example/inbox");
+    assertThat(c.database().user()).isEqualTo("app");
+    assertThat(c.database().toString()).doesNotContain("s3cret");
+    assertThat(ConsumerMain.parse(new String[0], Map.of("SERVICE_CONSUMER_SECRET", "s")).database())
+        .isNull();
+    assertThat(run(Map.of("SERVICE_CONSUMER_SECRET", "s", "LISTENER_FAIL", "maybe"))).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("LISTENER_FAIL").contains("'maybe'");
+  }
+
+  @Test
   void parse_withoutManagementPort_noneAndHealthStaysOnWebhookPort() throws Exception {
     ConsumerMain.Command c =
         ConsumerMain.parse(new String[0], Map.of("SERVICE_CONSUMER_SECRET", "s"));

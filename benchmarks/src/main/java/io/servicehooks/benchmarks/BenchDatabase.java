@@ -1,0 +1,53 @@
+package io.servicehooks.benchmarks;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Properties;
+
+/**
+ * load.sh's database chores for the durable servers: {@code drop SCHEMA} after a cell, {@code inbox
+ * SCHEMA} prints one line {@code pending=N lag_s=S done=N} of the consumer's inbox (read straight
+ * from the table, not from the gauges, which refresh every 15 s). The URL is {@code DATABASE_URL}.
+ */
+public final class BenchDatabase {
+
+  private BenchDatabase() {}
+
+  public static void main(String[] args) throws SQLException {
+    String url =
+        System.getenv()
+            .getOrDefault("DATABASE_URL", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
+    Properties p = new Properties();
+    p.setProperty("connectTimeout", "3");
+    p.setProperty("loginTimeout", "3");
+    p.setProperty("socketTimeout", "8");
+    String schema = args[1];
+    if (!schema.matches("[a-z_][a-z0-9_]*")) {
+      throw new IllegalArgumentException("schema must be a plain identifier, was " + schema);
+    }
+    try (Connection c = DriverManager.getConnection(url, p);
+        Statement s = c.createStatement()) {
+      s.setQueryTimeout(5);
+      switch (args[0]) {
+        case "drop" -> s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+        case "inbox" -> {
+          ResultSet r =
+              s.executeQuery(
+                  "SELECT count(*) FILTER (WHERE status IN ('pending','running')),"
+                      + " coalesce(extract(epoch FROM now() - min(received_at) FILTER (WHERE status"
+                      + " IN ('pending','running'))), 0), count(*) FILTER (WHERE status = 'done')"
+                      + " FROM "
+                      + schema
+                      + ".webhook_inbox");
+          r.next();
+          System.out.printf(
+              "pending=%d lag_s=%.3f done=%d%n", r.getLong(1), r.getDouble(2), r.getLong(3));
+        }
+        default -> throw new IllegalArgumentException("drop or inbox, was " + args[0]);
+      }
+    }
+  }
+}
