@@ -251,12 +251,17 @@ public final class WebhookAutoConfiguration {
       return builder -> builder.inbox(inbox);
     }
 
-    @Bean
-    @ConditionalOnMissingBean
+    /** The {@code webhookinbox} endpoint, when the application has the Actuator. */
+    @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(Endpoint.class)
-    @ConditionalOnAvailableEndpoint(WebhookInboxEndpoint.class)
-    WebhookInboxEndpoint webhookInboxEndpoint(PostgresInbox inbox) {
-      return new WebhookInboxEndpoint(inbox.admin());
+    static final class InboxEndpointConfiguration {
+
+      @Bean
+      @ConditionalOnMissingBean
+      @ConditionalOnAvailableEndpoint(WebhookInboxEndpoint.class)
+      WebhookInboxEndpoint webhookInboxEndpoint(PostgresInbox inbox) {
+        return new WebhookInboxEndpoint(inbox.admin());
+      }
     }
 
     /** The {@code webhookInbox} health indicator. */

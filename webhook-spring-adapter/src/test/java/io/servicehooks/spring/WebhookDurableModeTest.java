@@ -199,6 +199,19 @@ final class WebhookDurableModeTest {
   }
 
   @Test
+  void classPath_withoutActuator_durableModeWithoutTheEndpoint() {
+    durable
+        .withUserConfiguration(Database.class)
+        .withClassLoader(new FilteredClassLoader("org.springframework.boot.actuate"))
+        .run(
+            context ->
+                assertThat(context)
+                    .hasNotFailed()
+                    .hasSingleBean(PostgresInbox.class)
+                    .doesNotHaveBean(WebhookInboxEndpoint.class));
+  }
+
+  @Test
   void durable_withoutWebhookPostgres_failsStartupNamingTheModule() {
     durable
         .withUserConfiguration(Database.class)
