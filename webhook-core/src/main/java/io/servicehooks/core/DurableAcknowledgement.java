@@ -111,13 +111,26 @@ final class DurableAcknowledgement implements AcknowledgementMode {
         failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
             ? failure.getCause()
             : failure;
-    String why =
-        cause instanceof java.util.concurrent.TimeoutException
-            ? "the inbox did not store the delivery in time"
-            : "the inbox could not store the delivery";
-    // The inbox logs its own failures with their cause; one line here says what was answered.
+    // Not Answers.retryLater, which logs each refusal: in an outage every delivery is refused, and
+    // the inbox already logs the outage once, with its cause.
     log.debug("Answering 503 inbox_unavailable", cause);
-    return answers.record(Answers.retryLater("inbox_unavailable", why + ", retry later"), start);
+    return answers.record(
+        cause instanceof java.util.concurrent.TimeoutException ? NOT_IN_TIME : NOT_STORED, start);
+  }
+
+  private static final Answers.Answer NOT_STORED =
+      unavailable("the inbox could not store the delivery, retry later");
+  private static final Answers.Answer NOT_IN_TIME =
+      unavailable("the inbox did not store the delivery in time, retry later");
+
+  private static Answers.Answer unavailable(String message) {
+    return new Answers.Answer(
+        "rejected",
+        new WebhookResponse(
+            503,
+            java.util.Map.of(
+                "Content-Type", "application/json", "Retry-After", Answers.RETRY_AFTER_SECONDS),
+            WebhookResponse.error(503, "inbox_unavailable", message).body()));
   }
 
   @Override

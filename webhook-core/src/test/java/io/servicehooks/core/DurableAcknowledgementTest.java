@@ -164,6 +164,24 @@ final class DurableAcknowledgementTest {
   }
 
   @Test
+  void delivery_storeFailsForManyDeliveries_logsNoLinePerDelivery() {
+    WebhookConsumer consumer = consumer(Duration.ofSeconds(1));
+    inbox.failure = new IllegalStateException("database down");
+
+    try (LogCapture logs = new LogCapture()) {
+      for (int i = 0; i < 50; i++) {
+        WebhookResponse r =
+            consumer
+                .handle(Fixtures.signed(Fixtures.SECRET, Fixtures.envelope("" + i, "post.create")))
+                .join();
+        assertThat(r.status()).isEqualTo(503);
+      }
+
+      assertThat(logs.messages(ch.qos.logback.classic.Level.WARN)).isEmpty();
+    }
+  }
+
+  @Test
   void delivery_storeNeverCommits_answers503AfterTheInboxTimeout() {
     WebhookConsumer consumer = consumer(Duration.ofMillis(100));
     inbox.gate = new CompletableFuture<>();
