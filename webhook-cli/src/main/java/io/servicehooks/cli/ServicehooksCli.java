@@ -13,15 +13,19 @@ import picocli.CommandLine;
  * platform, sends signed sample events to a consumer, and runs the platform simulator locally.
  * Credentials come only from the environment, never from arguments.
  *
- * <p>Exit codes: 0 success, 1 the platform (or the consumer, for {@code send}) refused or could not
- * be reached, 2 a usage or configuration error.
+ * <p>Exit codes: 0 success, 1 the platform (or the consumer, for {@code send}; the inbox's
+ * database, for {@code inbox}) refused or could not be reached, or the row named does not exist, 2
+ * a usage or configuration error.
  */
 public final class ServicehooksCli {
 
   /** Success. */
   public static final int EXIT_OK = 0;
 
-  /** The platform answered with an error, or could not be reached. */
+  /**
+   * The platform (or the inbox's database) answered with an error or could not be reached, or what
+   * was named does not exist.
+   */
   public static final int EXIT_API_ERROR = 1;
 
   /** Bad arguments, missing credentials, or a URL refused before any call. */

@@ -20,12 +20,14 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     versionProvider = VersionProvider.class,
     description =
-        "Register webhooks with the platform, send signed sample events, run a local simulator.",
+        "Register webhooks with the platform, send signed sample events, run a local simulator,"
+            + " operate the durable inbox.",
     subcommands = {
       WebhooksCommand.class,
       SubscriptionsCommand.class,
       SendCommand.class,
-      SimulateCommand.class
+      SimulateCommand.class,
+      InboxCommand.class
     },
     footerHeading = "%nEnvironment:%n",
     footer = {
@@ -34,12 +36,16 @@ import picocli.CommandLine.Spec;
       "  SERVICE_API_BASE_URL                 platform address",
       "                                       (default " + TopCommand.DEFAULT_BASE_URL + ")",
       "  SERVICE_CONSUMER_SECRET              signs the events that `send` sends",
+      "  SERVICEHOOKS_JDBC_URL                the durable inbox's database, for `inbox`",
+      "  SERVICEHOOKS_JDBC_USER, SERVICEHOOKS_JDBC_PASSWORD",
+      "                                       its user and password",
       "Secrets come from the environment only, never from arguments, and are never",
       "printed.",
       "",
       "Exit codes:",
       "  0  success",
-      "  1  the platform refused the call (its reason is printed) or is unreachable",
+      "  1  the platform refused the call (its reason is printed) or is unreachable;",
+      "     for `inbox`: the database is unreachable or refused, or no such row",
       "  2  bad arguments, missing credentials, or a URL refused before any call"
     })
 final class TopCommand implements Runnable {

@@ -1,21 +1,27 @@
 package io.servicehooks.spring;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.servicehooks.core.Acknowledgement;
 import io.servicehooks.core.Deduplicator;
 import io.servicehooks.core.ErrorHandler;
 import io.servicehooks.core.WebhookConsumer;
 import io.servicehooks.core.WebhookListener;
+import io.servicehooks.postgres.PostgresInbox;
 import io.servicehooks.registration.WebhookClient;
 import jakarta.servlet.DispatcherType;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import javax.sql.DataSource;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
@@ -31,6 +37,7 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.PropertySource;
 import org.springframework.core.env.StandardEnvironment;
+import org.springframework.util.ClassUtils;
 import org.springframework.util.unit.DataSize;
 
 /**
@@ -39,7 +46,10 @@ import org.springframework.util.unit.DataSize;
  * the {@link OnWebhookEvent @OnWebhookEvent} methods, served by a servlet at {@code
  * servicehooks.webhook.path}; metrics in the application's {@link MeterRegistry}, a {@code webhook}
  * health indicator, and, with {@code servicehooks.registration.public-url}, registration of the
- * webhook once the application is ready.
+ * webhook once the application is ready. With {@code
+ * servicehooks.webhook.acknowledgement.mode=durable} (and webhook-postgres on the class path) a
+ * {@code PostgresInbox} on the application's {@link DataSource} stores each delivery before it is
+ * answered, with the {@code webhookinbox} endpoint and a {@code webhookInbox} health indicator.
  *
  * <p>Active only in a servlet web application with at least one consumer secret configured. Each
  * bean backs off when the application defines its own: the {@link WebhookConsumer}, the servlet
@@ -88,8 +98,22 @@ public final class WebhookAutoConfiguration {
     listeners.orderedStream().forEach(listener -> builder.on(typesOf(listener), listener));
     ListenerMethods.register(beanFactory, builder);
     customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
-    return builder.build();
+    try {
+      return builder.build();
+    } catch (IllegalStateException e) {
+      // the core's "requires inbox(...)" names the builder; the user needs the missing module
+      if (ack.getMode() == Acknowledgement.DURABLE
+          && !ClassUtils.isPresent(POSTGRES_INBOX, beanFactory.getBeanClassLoader())) {
+        throw new IllegalStateException(
+            "servicehooks.webhook.acknowledgement.mode=durable needs io.servicehooks:webhook-postgres"
+                + " on the class path (its PostgresInbox stores the events), or a"
+                + " WebhookConsumerCustomizer that sets an inbox");
+      }
+      throw e;
+    }
   }
+
+  private static final String POSTGRES_INBOX = "io.servicehooks.postgres.PostgresInbox";
 
   /** The servlet that serves the consumer at {@code servicehooks.webhook.path}. */
   @Bean
@@ -227,6 +251,89 @@ public final class WebhookAutoConfiguration {
     HealthIndicator webhookHealthIndicator(WebhookProperties properties) {
       return new WebhookHealthIndicator(
           properties.getPath(), properties.getAcknowledgement().getMode());
+    }
+  }
+
+  /**
+   * Durable mode: a {@link PostgresInbox} on the application's {@link DataSource}, given to the
+   * consumer (which starts and closes it), with the {@code webhookinbox} endpoint and the {@code
+   * webhookInbox} health indicator.
+   */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(PostgresInbox.class)
+  @ConditionalOnProperty(
+      name = "servicehooks.webhook.acknowledgement.mode",
+      havingValue = "durable")
+  static final class DurableInboxConfiguration {
+
+    /** Closed by the consumer, not by the context: it must stop after the consumer's last use. */
+    @Bean(destroyMethod = "")
+    @ConditionalOnMissingBean
+    PostgresInbox webhookInbox(
+        WebhookProperties properties,
+        ObjectProvider<DataSource> dataSource,
+        org.springframework.beans.factory.ListableBeanFactory beans) {
+      DataSource ds = dataSource.getIfUnique();
+      if (ds == null) {
+        throw new IllegalStateException(
+            "servicehooks.webhook.acknowledgement.mode=durable needs one DataSource bean for the"
+                + " inbox: add spring-boot-starter-jdbc and spring.datasource.url, or define one");
+      }
+      WebhookProperties.Inbox inbox = properties.getInbox();
+      PostgresInbox.Builder builder =
+          PostgresInbox.builder()
+              .dataSource(ds)
+              .schema(inbox.getSchema())
+              .table(inbox.getTable())
+              .createSchema(inbox.isCreateSchema())
+              .workers(inbox.getWorkers())
+              .maxAttempts(inbox.getMaxAttempts());
+      if (org.springframework.util.ClassUtils.isPresent(
+          "io.micrometer.core.instrument.MeterRegistry", null)) {
+        InboxMeters.register(builder, beans);
+      }
+      return builder.build();
+    }
+
+    /** Referenced only when Micrometer is on the class path: the inbox's meters in the app's. */
+    private static final class InboxMeters {
+      static void register(
+          PostgresInbox.Builder builder,
+          org.springframework.beans.factory.ListableBeanFactory beans) {
+        beans.getBeanProvider(MeterRegistry.class).ifUnique(builder::meterRegistry);
+      }
+    }
+
+    @Bean
+    @ConditionalOnMissingBean(name = "webhookInboxCustomizer")
+    WebhookConsumerCustomizer webhookInboxCustomizer(PostgresInbox inbox) {
+      return builder -> builder.inbox(inbox);
+    }
+
+    /** The {@code webhookinbox} endpoint, when the application has the Actuator. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(Endpoint.class)
+    static final class InboxEndpointConfiguration {
+
+      @Bean
+      @ConditionalOnMissingBean
+      @ConditionalOnAvailableEndpoint(WebhookInboxEndpoint.class)
+      WebhookInboxEndpoint webhookInboxEndpoint(PostgresInbox inbox) {
+        return new WebhookInboxEndpoint(inbox.admin());
+      }
+    }
+
+    /** The {@code webhookInbox} health indicator. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(HealthIndicator.class)
+    @ConditionalOnEnabledHealthIndicator("webhookinbox")
+    static final class InboxHealthConfiguration {
+
+      @Bean
+      @ConditionalOnMissingBean(name = "webhookInboxHealthIndicator")
+      HealthIndicator webhookInboxHealthIndicator(PostgresInbox inbox) {
+        return new WebhookInboxHealthIndicator(inbox.admin());
+      }
     }
   }
 

@@ -40,6 +40,8 @@ public class WebhookProperties {
 
   private final AcknowledgementProperties acknowledgement = new AcknowledgementProperties();
 
+  private final Inbox inbox = new Inbox();
+
   public List<String> getConsumerSecrets() {
     return consumerSecrets;
   }
@@ -70,6 +72,10 @@ public class WebhookProperties {
 
   public AcknowledgementProperties getAcknowledgement() {
     return acknowledgement;
+  }
+
+  public Inbox getInbox() {
+    return inbox;
   }
 
   @Override
@@ -130,7 +136,9 @@ public class WebhookProperties {
 
     /**
      * SYNCHRONOUS answers after the listeners ran (500 when one threw, so the platform retries);
-     * ASYNCHRONOUS answers once the events are queued and runs listeners on the consumer's threads.
+     * ASYNCHRONOUS answers once the events are queued and runs listeners on the consumer's threads;
+     * DURABLE answers once the events are committed to the PostgreSQL inbox on the application's
+     * DataSource (needs webhook-postgres), whose workers run the listeners with retries.
      */
     private Acknowledgement mode = WebhookConsumer.DEFAULT_ACKNOWLEDGEMENT;
 
@@ -173,6 +181,72 @@ public class WebhookProperties {
 
     public void setDrainTimeout(Duration drainTimeout) {
       this.drainTimeout = drainTimeout;
+    }
+  }
+
+  /**
+   * The {@code servicehooks.webhook.inbox.*} settings of durable mode: where the inbox table lives
+   * in the application's database and how its workers run. The other settings keep the defaults of
+   * webhook-postgres's {@code PostgresInbox} (a {@link WebhookConsumerCustomizer} cannot change
+   * them: define a {@code PostgresInbox} bean instead).
+   */
+  public static class Inbox {
+
+    // Literal defaults: this class must load without webhook-postgres; the metadata test compares
+    // them with PostgresInbox's.
+    /** Schema of the inbox table. */
+    private String schema = "servicehooks";
+
+    /** Name of the inbox table. */
+    private String table = "webhook_inbox";
+
+    /** Create the schema and table at start-up when missing (or apply the shipped SQL by hand). */
+    private boolean createSchema = false;
+
+    /** Threads in this instance that run listeners on stored events. */
+    private int workers = 4;
+
+    /** Attempts at an event's listeners before it becomes a dead letter. */
+    private int maxAttempts = 10;
+
+    public String getSchema() {
+      return schema;
+    }
+
+    public void setSchema(String schema) {
+      this.schema = schema;
+    }
+
+    public String getTable() {
+      return table;
+    }
+
+    public void setTable(String table) {
+      this.table = table;
+    }
+
+    public boolean isCreateSchema() {
+      return createSchema;
+    }
+
+    public void setCreateSchema(boolean createSchema) {
+      this.createSchema = createSchema;
+    }
+
+    public int getWorkers() {
+      return workers;
+    }
+
+    public void setWorkers(int workers) {
+      this.workers = workers;
+    }
+
+    public int getMaxAttempts() {
+      return maxAttempts;
+    }
+
+    public void setMaxAttempts(int maxAttempts) {
+      this.maxAttempts = maxAttempts;
     }
   }
 }
