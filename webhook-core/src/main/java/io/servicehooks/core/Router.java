@@ -58,6 +58,23 @@ final class Router {
     if (pattern == null || pattern.isBlank()) {
       throw new IllegalArgumentException("event type pattern must not be blank");
     }
+    // Type names are dot-separated words: a pattern with an empty word matches no event, and
+    // "post." is most often a prefix wildcard without its '*'.
+    String p = pattern.strip();
+    if (p.endsWith(".")) {
+      throw new IllegalArgumentException(
+          "event type pattern '"
+              + pattern
+              + "' matches no event: a type never ends with '.'; for every type under it write '"
+              + p
+              + "*'");
+    }
+    if (p.startsWith(".") || p.contains("..")) {
+      throw new IllegalArgumentException(
+          "event type pattern '"
+              + pattern
+              + "' matches no event: a type never starts with '.' or has '..'");
+    }
     int star = pattern.indexOf('*');
     if (star >= 0
         && !(pattern.equals("*") || (pattern.endsWith(".*") && star == pattern.length() - 1))) {

@@ -56,6 +56,14 @@ import org.slf4j.LoggerFactory;
  */
 public final class WebhookConsumer implements AutoCloseable {
 
+  /**
+   * Consumer secrets shorter than this many characters are accepted but logged: one WARN line at
+   * {@link Builder#build()} naming their positions in the list, never their values. The platform
+   * issues long random consumer secrets (50 characters); a short one is more likely a test value, a
+   * key or a token pasted in the wrong place, and is easier to guess.
+   */
+  public static final int MIN_SECRET_LENGTH = 32;
+
   /** CRC tokens longer than this are refused: real ones are short and opaque. */
   public static final int MAX_CRC_TOKEN_LENGTH = 128;
 
@@ -141,6 +149,7 @@ public final class WebhookConsumer implements AutoCloseable {
 
   private final Acknowledgement acknowledgement;
   private final boolean listenersNonBlocking;
+  private final int listenerCount;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final AdapterSupport adapterSupport = new AdapterSupport(this);
 
@@ -167,6 +176,7 @@ public final class WebhookConsumer implements AutoCloseable {
             ? new AsynchronousAcknowledgement(gate, dispatcher, metrics, answers, closed, s)
             : new SynchronousAcknowledgement(gate, dispatcher, metrics, answers, handOff);
     this.listenersNonBlocking = s.listenersNonBlocking;
+    this.listenerCount = s.routes.size();
   }
 
   /** A builder; {@link Builder#consumerSecrets} is the one required setting. */
@@ -285,12 +295,22 @@ public final class WebhookConsumer implements AutoCloseable {
     }
   }
 
+  /**
+   * What this consumer serves, for logs and debuggers: how many consumer secrets (never their
+   * values), the acknowledgement mode, how many listeners were registered and whether it is closed.
+   * A consumer has no port of its own; {@code WebhookServer.toString()} names the one it is served
+   * on.
+   */
   @Override
   public String toString() {
     return "WebhookConsumer[secrets="
         + verifier.secretCount()
         + ", acknowledgement="
         + acknowledgement
+        + ", listeners="
+        + listenerCount
+        + ", closed="
+        + closed.get()
         + "]";
   }
 
@@ -313,7 +333,13 @@ public final class WebhookConsumer implements AutoCloseable {
      * <p>A secret that contains a comma cannot pass through here: give it to {@link
      * #consumerSecrets(List)}, which takes each element whole.
      *
-     * @throws IllegalArgumentException if an argument is null or no non-blank secret remains
+     * <p>A part that looks like an unresolved placeholder ({@code ${...}} anywhere in it, or the
+     * whole part {@code $NAME}) is refused: the variable was not set, and the literal text would
+     * become a secret anyone can read. Secrets shorter than {@link
+     * WebhookConsumer#MIN_SECRET_LENGTH} are accepted with one WARN line at {@link #build()}.
+     *
+     * @throws IllegalArgumentException if an argument is null, no non-blank secret remains, or a
+     *     part looks like an unresolved placeholder (the message names its index, never the value)
      */
     public Builder consumerSecrets(String... secrets) {
       settings.consumerSecretsSplittingCommas(secrets);
@@ -324,10 +350,11 @@ public final class WebhookConsumer implements AutoCloseable {
      * The app's consumer secrets, each element one whole secret (never split at commas, so a secret
      * may contain any character); the first is current and signs CRC answers, the others are still
      * accepted on deliveries, for rotation. Surrounding whitespace, such as a trailing newline read
-     * from a file, is removed; everything between is part of the secret.
+     * from a file, is removed; everything between is part of the secret. Placeholders and short
+     * secrets are treated as in {@link #consumerSecrets(String...)}.
      *
-     * @throws IllegalArgumentException if the list is empty or an element is null or blank (the
-     *     message names the index, never the value)
+     * @throws IllegalArgumentException if the list is empty or an element is null, blank or looks
+     *     like an unresolved placeholder (the message names the index, never the value)
      */
     public Builder consumerSecrets(List<String> secrets) {
       settings.consumerSecrets(secrets);
@@ -500,7 +527,8 @@ public final class WebhookConsumer implements AutoCloseable {
     }
 
     /**
-     * Builds the consumer.
+     * Builds the consumer. Logs one WARN line when any consumer secret is shorter than {@link
+     * WebhookConsumer#MIN_SECRET_LENGTH}, naming its position in the list.
      *
      * @throws IllegalStateException if no consumer secret was given
      */
@@ -508,6 +536,7 @@ public final class WebhookConsumer implements AutoCloseable {
       if (settings.secrets.isEmpty()) {
         throw new IllegalStateException("consumerSecrets(...) is required");
       }
+      settings.warnShortSecrets();
       return new WebhookConsumer(settings);
     }
 

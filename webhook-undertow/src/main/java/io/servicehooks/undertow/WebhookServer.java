@@ -12,6 +12,7 @@ import io.undertow.server.handlers.GracefulShutdownHandler;
 import io.undertow.server.handlers.PathHandler;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -77,6 +78,9 @@ public final class WebhookServer implements AutoCloseable {
   private final Duration shutdownTimeout;
   private final String path;
   private final boolean tls;
+  private final String host;
+  private final int requestedPort;
+  private volatile int boundPort = -1;
   private volatile boolean started;
   private volatile boolean closed;
 
@@ -85,6 +89,8 @@ public final class WebhookServer implements AutoCloseable {
     this.shutdownTimeout = b.shutdownTimeout;
     this.path = b.path;
     this.tls = b.sslContext != null;
+    this.host = b.host;
+    this.requestedPort = b.port;
     PathHandler paths = Handlers.path(exchange -> WebhookHandler.send(exchange, NOT_FOUND));
     this.handler = new WebhookHandler(b.consumer);
     paths.addExactPath(b.path, handler);
@@ -148,22 +154,62 @@ public final class WebhookServer implements AutoCloseable {
     return new Builder(consumer);
   }
 
-  /** Binds and starts serving; returns this server. */
+  /**
+   * Binds and starts serving; returns this server.
+   *
+   * @throws UncheckedIOException if the address cannot be bound (the port is taken, the host is not
+   *     an address of this machine); the message names the host and port
+   * @throws IllegalStateException if the server was closed, or Undertow failed to start for another
+   *     reason (the message names the host and port too)
+   */
   public synchronized WebhookServer start() {
     if (closed) {
       throw new IllegalStateException("server was closed");
     }
     if (!started) {
-      undertow.start();
+      try {
+        undertow.start();
+      } catch (RuntimeException e) {
+        throw startFailure(e);
+      }
       started = true;
-      log.info("Serving webhooks at {}://{}:{}{}", tls ? "https" : "http", host(), port(), path);
+      boundPort = address().getPort();
+      log.info("Serving webhooks at {}://{}:{}{}", scheme(), host(), port(), path);
     }
     return this;
   }
 
-  /** The port actually bound (useful after {@code port(0)}). */
+  /**
+   * Undertow reports a taken port as a bare {@code RuntimeException} around a {@code BindException}
+   * whose message ("Address already in use") names neither host nor port.
+   */
+  private RuntimeException startFailure(RuntimeException e) {
+    try {
+      undertow.stop(); // its XNIO worker threads were started before the bind
+    } catch (RuntimeException stopFailure) {
+      e.addSuppressed(stopFailure);
+    }
+    String where = scheme() + "://" + host + ":" + requestedPort;
+    for (Throwable c = e; c != null; c = c.getCause()) {
+      if (c instanceof IOException io) {
+        return new UncheckedIOException(
+            "cannot bind " + where + " for webhooks: " + io.getMessage(), io);
+      }
+    }
+    return new IllegalStateException(
+        "cannot start the webhook server at " + where + ": " + e.getMessage(), e);
+  }
+
+  private String scheme() {
+    return tls ? "https" : "http";
+  }
+
+  /** The port actually bound (useful after {@code port(0)}); still answers once closed. */
   public int port() {
-    return address().getPort();
+    if (!started) {
+      throw new IllegalStateException("server is not started");
+    }
+    return boundPort;
   }
 
   private String host() {
@@ -216,9 +262,26 @@ public final class WebhookServer implements AutoCloseable {
     }
   }
 
+  /**
+   * Where this server serves, for logs and debuggers: scheme, host, port (the bound one once
+   * started, the configured one before), path and state ({@code not started}, {@code serving},
+   * {@code closed}).
+   */
   @Override
   public String toString() {
-    return "WebhookServer[path=" + path + ", started=" + started + ", closed=" + closed + "]";
+    int shownPort = boundPort >= 0 ? boundPort : requestedPort;
+    String state = closed ? "closed" : started ? "serving" : "not started";
+    return "WebhookServer[scheme="
+        + scheme()
+        + ", host="
+        + host
+        + ", port="
+        + shownPort
+        + ", path="
+        + path
+        + ", state="
+        + state
+        + "]";
   }
 
   /** Configures a {@link WebhookServer}; every method validates its argument at once. */

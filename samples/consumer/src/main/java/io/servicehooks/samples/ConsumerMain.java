@@ -1,6 +1,8 @@
 package io.servicehooks.samples;
 
+import io.servicehooks.core.WebhookConsumer;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -30,7 +32,7 @@ import java.util.concurrent.CountDownLatch;
  *
  * The secret is read from the environment only, never from a flag, so it does not show in process
  * listings. Exit codes: 0 after a clean stop (SIGTERM finishes in-flight deliveries first), 2 for a
- * configuration error.
+ * configuration error (including a port or address it cannot bind).
  */
 public final class ConsumerMain {
 
@@ -79,14 +81,21 @@ public final class ConsumerMain {
     if (command.demo()) {
       return Demo.run(command.settings(), out);
     }
-    StandaloneConsumer consumer =
-        StandaloneConsumer.start(
-            command.settings(),
-            b -> {
-              if (listenerDelayMs > 0) {
-                b.onAny(event -> Thread.sleep(listenerDelayMs));
-              }
-            });
+    StandaloneConsumer consumer;
+    try {
+      consumer =
+          StandaloneConsumer.start(
+              command.settings(),
+              b -> {
+                if (listenerDelayMs > 0) {
+                  b.onAny(event -> Thread.sleep(listenerDelayMs));
+                }
+              });
+    } catch (UncheckedIOException bindFailure) {
+      // A taken port or an address not of this machine: a setting it cannot use, named.
+      err.println("servicehooks-consumer: " + bindFailure.getMessage());
+      return 2;
+    }
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
@@ -158,6 +167,14 @@ public final class ConsumerMain {
     if (secrets.isEmpty() && !demo && !help) {
       throw new ConfigException(
           "SERVICE_CONSUMER_SECRET is not set (your app's consumer secret; comma-separated to rotate, first is current)");
+    }
+    if (!secrets.isEmpty()) {
+      try {
+        // The core's own checks (an unresolved placeholder), here so they give one line and 2.
+        WebhookConsumer.builder().consumerSecrets(secrets);
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException("SERVICE_CONSUMER_SECRET: " + e.getMessage());
+      }
     }
     StandaloneConsumer.Settings settings =
         new StandaloneConsumer.Settings(

@@ -9,6 +9,8 @@ import io.undertow.Undertow;
 import io.undertow.server.HttpHandler;
 import io.undertow.server.handlers.PathHandler;
 import io.undertow.util.Headers;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.function.Consumer;
@@ -90,7 +92,7 @@ public final class StandaloneConsumer implements AutoCloseable {
     Undertow management = null;
     if (settings.hasManagementPort()) {
       management = management(settings, health, metrics);
-      management.start();
+      startManagement(management, settings);
       log.info(
           "Serving /health and /metrics at http://{}:{}",
           settings.managementHost(),
@@ -122,6 +124,23 @@ public final class StandaloneConsumer implements AutoCloseable {
         .addHttpListener(settings.managementPort(), settings.managementHost())
         .setHandler(paths)
         .build();
+  }
+
+  /** As {@link WebhookServer#start()} does for the webhook port: a bind failure names where. */
+  private static void startManagement(Undertow management, Settings settings) {
+    try {
+      management.start();
+    } catch (RuntimeException e) {
+      management.stop();
+      String where = "http://" + settings.managementHost() + ":" + settings.managementPort();
+      for (Throwable c = e; c != null; c = c.getCause()) {
+        if (c instanceof IOException io) {
+          throw new UncheckedIOException(
+              "cannot bind " + where + " for /health and /metrics: " + io.getMessage(), io);
+        }
+      }
+      throw e;
+    }
   }
 
   private static void notFound(io.undertow.server.HttpServerExchange exchange) {

@@ -103,6 +103,27 @@ final class ConsumerJarIT {
         .contains("Handled news.new event 9")
         .contains("Stopped")
         .doesNotContain("jar-secret");
+    // Both test secrets are short: one WARN line for the build, naming positions, not values.
+    assertThat(log.lines().filter(l -> l.contains("shorter than 32 characters")))
+        .singleElement()
+        .asString()
+        .contains("WARN")
+        .contains("index 0, 1")
+        .doesNotContain("older");
+  }
+
+  @Test
+  void jar_unresolvedPlaceholderSecret_refusesToStartWithOneLine(@TempDir Path dir)
+      throws Exception {
+    Path out = dir.resolve("out.txt");
+    Process p = start(out, Map.of("SERVICE_CONSUMER_SECRET", "${SERVICE_CONSUMER_SECRET}"));
+    assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(p.exitValue()).isEqualTo(2);
+    assertThat(Files.readAllLines(out))
+        .singleElement()
+        .asString()
+        .contains("unresolved placeholder (${...})")
+        .doesNotContain("${SERVICE_CONSUMER_SECRET}");
   }
 
   @Test

@@ -5,12 +5,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 final class ConsumerMainTest {
+
+  private static final String LONG_SECRET = "a-long-enough-current-consumer-secret-0123456789";
 
   private final ByteArrayOutputStream out = new ByteArrayOutputStream();
   private final ByteArrayOutputStream err = new ByteArrayOutputStream();
@@ -29,6 +33,28 @@ final class ConsumerMainTest {
     assertThat(err.toString(StandardCharsets.UTF_8).strip())
         .startsWith("servicehooks-consumer: SERVICE_CONSUMER_SECRET is not set")
         .doesNotContain("\n");
+  }
+
+  @Test
+  void run_unresolvedPlaceholderSecret_exits2WithOneLineNamingTheShape() throws Exception {
+    assertThat(run(Map.of("SERVICE_CONSUMER_SECRET", "${SERVICE_CONSUMER_SECRET}", "PORT", "0")))
+        .isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8).strip())
+        .startsWith("servicehooks-consumer: SERVICE_CONSUMER_SECRET: consumer secret at index 0")
+        .contains("unresolved placeholder (${...})")
+        .doesNotContain("${SERVICE")
+        .doesNotContain("\n");
+  }
+
+  @Test
+  void run_placeholderAsTheOldSecret_exits2NamingItsIndex() throws Exception {
+    assertThat(run(Map.of("SERVICE_CONSUMER_SECRET", LONG_SECRET + ",$OLD_SECRET", "PORT", "0")))
+        .isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .contains("index 1")
+        .contains("$NAME")
+        .doesNotContain(LONG_SECRET)
+        .doesNotContain("OLD_SECRET");
   }
 
   @Test
@@ -144,6 +170,46 @@ final class ConsumerMainTest {
         .isEqualTo(2);
     assertThat(err.toString(StandardCharsets.UTF_8).strip())
         .isEqualTo("servicehooks-consumer: MANAGEMENT_PORT must be a number, was 'nine'");
+  }
+
+  @Test
+  @Timeout(30) // a consumer that started would wait for SIGTERM
+  void run_portTaken_exits2WithOneLineNamingHostAndPort() throws Exception {
+    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      String port = String.valueOf(taken.getLocalPort());
+      Map<String, String> env =
+          Map.of("SERVICE_CONSUMER_SECRET", LONG_SECRET, "HOST", "127.0.0.1", "PORT", port);
+      assertThat(run(env)).isEqualTo(2);
+      assertThat(err.toString(StandardCharsets.UTF_8).strip())
+          .startsWith("servicehooks-consumer: cannot bind http://127.0.0.1:" + port + " ")
+          .doesNotContain("\n")
+          .doesNotContain(LONG_SECRET);
+    }
+  }
+
+  @Test
+  @Timeout(30)
+  void run_managementPortTaken_exits2WithOneLineNamingIt() throws Exception {
+    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      String port = String.valueOf(taken.getLocalPort());
+      Map<String, String> env =
+          Map.of(
+              "SERVICE_CONSUMER_SECRET",
+              LONG_SECRET,
+              "HOST",
+              "127.0.0.1",
+              "PORT",
+              "0",
+              "MANAGEMENT_PORT",
+              port);
+      assertThat(run(env)).isEqualTo(2);
+      assertThat(err.toString(StandardCharsets.UTF_8).strip())
+          .startsWith(
+              "servicehooks-consumer: cannot bind http://127.0.0.1:"
+                  + port
+                  + " for /health and /metrics")
+          .doesNotContain("\n");
+    }
   }
 
   @Test

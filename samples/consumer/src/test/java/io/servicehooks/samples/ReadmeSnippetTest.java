@@ -4,28 +4,129 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
-/** The README's first example must be the code that compiles in {@link QuickStart}. */
+/**
+ * The README's Java examples are code that compiles here ({@link QuickStart}, {@link
+ * PlainJavaBot}), every snippet has its imports and they name real types, and "Use it in your
+ * project" gives the version the root pom builds.
+ */
 final class ReadmeSnippetTest {
 
+  private static final Path ROOT = Path.of("../..");
+  private static final Path SAMPLES = Path.of("src/main/java/io/servicehooks/samples");
+  private static final Pattern JAVA_BLOCK = Pattern.compile("```java\\n(.*?)```", Pattern.DOTALL);
+  private static final Pattern IMPORT =
+      Pattern.compile("^import (io\\.servicehooks\\.[a-z.]+)\\.([A-Z]\\w*);$", Pattern.MULTILINE);
+
+  private static String normalized(String text) {
+    return text.lines()
+        .filter(l -> !l.isBlank())
+        .map(String::strip)
+        .collect(Collectors.joining("\n"));
+  }
+
+  private static String readme() throws Exception {
+    return Files.readString(ROOT.resolve("README.md"));
+  }
+
+  private static List<String> javaBlocks(String readme) {
+    List<String> blocks = new ArrayList<>();
+    Matcher m = JAVA_BLOCK.matcher(readme);
+    while (m.find()) {
+      blocks.add(m.group(1));
+    }
+    return blocks;
+  }
+
   @Test
-  void readmeExample_isQuickStartCode() throws Exception {
-    String source =
-        Files.readString(Path.of("src/main/java/io/servicehooks/samples/QuickStart.java"));
-    String snippet =
-        source.substring(
-            source.indexOf("// README-BEGIN") + "// README-BEGIN".length(),
-            source.indexOf("// README-END"));
+  void readmeExample_isQuickStartCode_withQuickStartsImports() throws Exception {
+    String source = Files.readString(SAMPLES.resolve("QuickStart.java"));
     String expected =
-        snippet
-            .lines()
-            .filter(l -> !l.isBlank())
-            .map(String::strip)
-            .collect(Collectors.joining("\n"));
-    String readme = Files.readString(Path.of("../../README.md"));
-    String normalizedReadme = readme.lines().map(String::strip).collect(Collectors.joining("\n"));
-    assertThat(normalizedReadme).contains(expected);
+        normalized(
+            source.substring(
+                source.indexOf("// README-BEGIN") + "// README-BEGIN".length(),
+                source.indexOf("// README-END")));
+    String first = javaBlocks(readme()).get(0);
+    assertThat(normalized(first)).contains(expected);
+    source
+        .lines()
+        .filter(l -> l.startsWith("import "))
+        .forEach(i -> assertThat(first).as("first snippet imports").contains(i));
+  }
+
+  @Test
+  void useItInYourProject_completeExample_isPlainJavaBotFromItsFirstImport() throws Exception {
+    String source = Files.readString(SAMPLES.resolve("PlainJavaBot.java"));
+    String fromImports = source.substring(source.indexOf("import "));
+    int javadoc = fromImports.indexOf("/**");
+    String code =
+        fromImports.substring(0, javadoc)
+            + fromImports.substring(fromImports.indexOf("*/", javadoc) + 2);
+    assertThat(javaBlocks(readme()).stream().map(ReadmeSnippetTest::normalized))
+        .contains(normalized(code));
+  }
+
+  @Test
+  void everyJavaSnippet_hasImports_namingTypesThatExist() throws Exception {
+    List<String> blocks = javaBlocks(readme());
+    assertThat(blocks).hasSizeGreaterThanOrEqualTo(6);
+    for (String block : blocks) {
+      assertThat(block).as(block).containsPattern("(?m)^import ");
+      Matcher m = IMPORT.matcher(block);
+      while (m.find()) {
+        String pkg = m.group(1).replace('.', '/');
+        String type = m.group(2) + ".java";
+        boolean exists;
+        try (var modules = Files.list(ROOT)) {
+          exists =
+              modules.anyMatch(
+                  module ->
+                      Files.exists(module.resolve("src/main/java").resolve(pkg).resolve(type)));
+        }
+        assertThat(exists).as(m.group()).isTrue();
+      }
+    }
+  }
+
+  @Test
+  void useItInYourProject_namesInstallCommandAndTheBuiltVersion() throws Exception {
+    String pom = Files.readString(ROOT.resolve("pom.xml"));
+    Matcher v =
+        Pattern.compile(
+                "<artifactId>servicehooks-parent</artifactId>\\s*<version>([^<]+)</version>")
+            .matcher(pom);
+    assertThat(v.find()).isTrue();
+    String version = v.group(1);
+    String readme = readme();
+    String section = readme.substring(readme.indexOf("## Use it in your project"));
+    section = section.substring(0, section.indexOf("\n## ", 3));
+    assertThat(section)
+        .contains("./mvnw -B -DskipTests install")
+        .contains("`io.servicehooks`")
+        .contains("`" + version + "`")
+        .contains("<artifactId>servicehooks-bom</artifactId>\n      <version>" + version)
+        .contains("<scope>import</scope>")
+        .contains("slf4j-api")
+        .contains("0.0.0.0")
+        .contains("MIN_SECRET_LENGTH");
+    for (String artifact :
+        List.of(
+            "webhook-core",
+            "webhook-undertow",
+            "webhook-spring-adapter",
+            "webhook-registration",
+            "webhook-testkit",
+            "servicehooks-bom")) {
+      assertThat(section).contains("`" + artifact + "`");
+    }
+    assertThat(readme.indexOf("## Use it in your project"))
+        .as("after the first screen (demo and test commands)")
+        .isGreaterThan(readme.indexOf("./mvnw -B verify"));
   }
 }
