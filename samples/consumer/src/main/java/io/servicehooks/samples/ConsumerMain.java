@@ -1,6 +1,7 @@
 package io.servicehooks.samples;
 
 import io.servicehooks.core.WebhookConsumer;
+import io.servicehooks.redis.RedisDeduplicator;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -27,12 +28,18 @@ import java.util.concurrent.CountDownLatch;
  * WORKER_THREADS           threads that run listeners (default: four per available core)
  * LISTENER_DELAY_MS        a pause, in ms, in every event's handling (default 0): rehearses a slow
  *                          listener, e.g. in the crash test (CrashIT)
+ * REDIS_URL                unset (default): dedup in this process's memory; set (redis://host:6379,
+ *                          rediss://..., redis-sentinel://...#master): dedup on Redis, shared by
+ *                          every instance with the same REDIS_URL and REDIS_PREFIX
+ * REDIS_PREFIX             the namespace of the keys in Redis (default servicehooks:default);
+ *                          needs REDIS_URL
  * --demo                   run the demo instead: a consumer plus a sender of signed events
  * </pre>
  *
  * The secret is read from the environment only, never from a flag, so it does not show in process
- * listings. Exit codes: 0 after a clean stop (SIGTERM finishes in-flight deliveries first), 2 for a
- * configuration error (including a port or address it cannot bind).
+ * listings; a password in {@code REDIS_URL} is never printed. Exit codes: 0 after a clean stop
+ * (SIGTERM finishes in-flight deliveries first), 2 for a configuration error (including a port or
+ * address it cannot bind, and a Redis it cannot reach at start-up).
  */
 public final class ConsumerMain {
 
@@ -42,7 +49,7 @@ public final class ConsumerMain {
           + "environment: SERVICE_CONSUMER_SECRET (required, comma-separated, first current), PORT,\n"
           + "             WEBHOOK_PATH, HOST, MANAGEMENT_PORT, MANAGEMENT_HOST,\n"
           + "             LISTENER_MODE=worker|inline, LOG_EVENTS=true|false, IO_THREADS, WORKER_THREADS,\n"
-          + "             LISTENER_DELAY_MS";
+          + "             LISTENER_DELAY_MS, REDIS_URL, REDIS_PREFIX";
 
   private ConsumerMain() {}
 
@@ -94,6 +101,10 @@ public final class ConsumerMain {
     } catch (UncheckedIOException bindFailure) {
       // A taken port or an address not of this machine: a setting it cannot use, named.
       err.println("servicehooks-consumer: " + bindFailure.getMessage());
+      return 2;
+    } catch (StandaloneConsumer.DedupStoreException redisDown) {
+      // Without the memory it shares with the other instances it would run their events again.
+      err.println("servicehooks-consumer: " + redisDown.getMessage());
       return 2;
     }
     CountDownLatch stopped = new CountDownLatch(1);
@@ -176,19 +187,55 @@ public final class ConsumerMain {
         throw new ConfigException("SERVICE_CONSUMER_SECRET: " + e.getMessage());
       }
     }
+    String redisUrl = env.get("REDIS_URL");
+    String redisPrefix = env.get("REDIS_PREFIX");
+    checkRedis(redisUrl, redisPrefix);
     StandaloneConsumer.Settings settings =
         new StandaloneConsumer.Settings(
-            List.copyOf(secrets),
-            host,
-            portNumber,
-            path,
-            mode.equals("inline"),
-            logEvents.equals("true"),
-            ioThreads,
-            workerThreads,
-            managementHost,
-            managementPortNumber);
+                List.copyOf(secrets),
+                host,
+                portNumber,
+                path,
+                mode.equals("inline"),
+                logEvents.equals("true"),
+                ioThreads,
+                workerThreads,
+                managementHost,
+                managementPortNumber)
+            .withRedis(blankToNull(redisUrl), blankToNull(redisPrefix));
     return new Command(settings, demo, help);
+  }
+
+  /**
+   * {@code REDIS_URL} and {@code REDIS_PREFIX} as the store itself checks them (without
+   * connecting), so a bad one gives one line and 2; the store's messages show a URL without its
+   * password.
+   */
+  static void checkRedis(String url, String prefix) throws ConfigException {
+    if (url == null || url.isBlank()) {
+      if (prefix != null && !prefix.isBlank()) {
+        throw new ConfigException(
+            "REDIS_PREFIX is set but REDIS_URL is not (dedup would stay in this process's memory)");
+      }
+      return;
+    }
+    RedisDeduplicator.Builder store;
+    try {
+      store = RedisDeduplicator.builder(url.strip());
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException("REDIS_URL: " + e.getMessage());
+    }
+    if (prefix != null && !prefix.isBlank()) {
+      try {
+        store.prefix(prefix.strip());
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException("REDIS_PREFIX: " + e.getMessage());
+      }
+    }
+  }
+
+  private static String blankToNull(String value) {
+    return value == null || value.isBlank() ? null : value.strip();
   }
 
   /**

@@ -3,6 +3,7 @@ package io.servicehooks.samples;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.servicehooks.core.WebhookConsumer;
+import io.servicehooks.redis.RedisDeduplicator;
 import io.servicehooks.undertow.WebhookServer;
 import io.undertow.Handlers;
 import io.undertow.Undertow;
@@ -14,6 +15,7 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,22 +24,46 @@ import org.slf4j.LoggerFactory;
  * {@code GET /metrics}, and one INFO line per handled event, written once all the event's listeners
  * have finished. With a management port ({@link Settings#managementPort()}) health and metrics are
  * served only there, by a second small Undertow, so that the webhook port exposed to the internet
- * answers 404 for them. {@link ConsumerMain} runs it from the command line; the demo and the tests
- * start it in-process.
+ * answers 404 for them. With a Redis URL ({@link Settings#redisUrl()}) the memory of handled events
+ * is a {@link RedisDeduplicator} that every instance pointing at the same Redis and prefix shares;
+ * without, it is this process's own. {@link ConsumerMain} runs it from the command line; the demo
+ * and the tests start it in-process.
  */
 public final class StandaloneConsumer implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger("servicehooks.consumer");
 
+  private static final Pattern USER_INFO = Pattern.compile("//[^/?#]*@");
+
   private final PrometheusMeterRegistry registry;
   private final WebhookServer server;
   private final Undertow management; // null: health and metrics beside the webhook
+  private final RedisDeduplicator store; // null: dedup in this process's memory
 
   private StandaloneConsumer(
-      PrometheusMeterRegistry registry, WebhookServer server, Undertow management) {
+      PrometheusMeterRegistry registry,
+      WebhookServer server,
+      Undertow management,
+      RedisDeduplicator store) {
     this.registry = registry;
     this.server = server;
     this.management = management;
+    this.store = store;
+  }
+
+  /**
+   * Redis could not be reached when the consumer started: it does not serve without the memory it
+   * shares with the other instances. The message names the URL without its password.
+   */
+  public static final class DedupStoreException extends RuntimeException {
+    DedupStoreException(String message) {
+      super(message, null, false, false);
+    }
+  }
+
+  /** {@code uri} with any user info ({@code user:password@}) replaced by {@code ***@}. */
+  static String redacted(String uri) {
+    return uri == null ? null : USER_INFO.matcher(uri).replaceAll("//***@");
   }
 
   /**
@@ -45,15 +71,59 @@ public final class StandaloneConsumer implements AutoCloseable {
    *
    * @param settings where and how to serve
    * @param customizer adds the caller's own listeners to the consumer (the demo's, a test's)
+   * @throws DedupStoreException when {@link Settings#redisUrl()} is set and Redis cannot be reached
+   * @throws UncheckedIOException when a port cannot be bound
    */
   public static StandaloneConsumer start(
       Settings settings, Consumer<WebhookConsumer.Builder> customizer) {
+    RedisDeduplicator store = settings.redisUrl() == null ? null : connect(settings);
+    try {
+      return start(settings, customizer, store);
+    } catch (RuntimeException e) {
+      if (store != null) {
+        store.close();
+      }
+      throw e;
+    }
+  }
+
+  private static RedisDeduplicator connect(Settings settings) {
+    String where = redacted(settings.redisUrl());
+    RedisDeduplicator.Builder redis = RedisDeduplicator.builder(settings.redisUrl());
+    if (settings.redisPrefix() != null) {
+      redis.prefix(settings.redisPrefix());
+    }
+    RedisDeduplicator store;
+    try {
+      store = redis.build();
+    } catch (RuntimeException e) {
+      // Lettuce's message names host and port; the store already took any password out of it.
+      Throwable root = e;
+      while (root.getCause() != null && root.getCause() != root) {
+        root = root.getCause();
+      }
+      String reason = root == e ? e.getMessage() : e.getMessage() + ": " + root.getMessage();
+      throw new DedupStoreException(
+          "cannot connect to Redis at " + where + " (REDIS_URL): " + redacted(reason));
+    }
+    log.info(
+        "Dedup on Redis at {}, prefix {}: every instance with this REDIS_URL and prefix shares it",
+        where,
+        store.prefix());
+    return store;
+  }
+
+  private static StandaloneConsumer start(
+      Settings settings, Consumer<WebhookConsumer.Builder> customizer, RedisDeduplicator store) {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     WebhookConsumer.Builder builder =
         WebhookConsumer.builder()
             .consumerSecrets(settings.consumerSecrets())
             .meterRegistry(registry)
             .listenersNonBlocking(settings.inlineListeners());
+    if (store != null) {
+      builder.deduplicator(store); // before the customizer, which may still replace it
+    }
     customizer.accept(builder);
     if (settings.logEvents()) {
       // Registered after the caller's listeners (they run in registration order), so the line
@@ -99,7 +169,7 @@ public final class StandaloneConsumer implements AutoCloseable {
           boundPort(management));
     }
     try {
-      return new StandaloneConsumer(registry, server.build().start(), management);
+      return new StandaloneConsumer(registry, server.build().start(), management, store);
     } catch (RuntimeException e) {
       if (management != null) {
         management.stop();
@@ -181,12 +251,18 @@ public final class StandaloneConsumer implements AutoCloseable {
     return registry.scrape();
   }
 
-  /** Finishes in-flight deliveries, then stops; the management port answers until then. */
+  /**
+   * Finishes in-flight deliveries, then stops; the management port answers until then. The Redis
+   * store, if any, is closed last, after the deliveries that use it.
+   */
   @Override
   public void close() {
     server.close();
     if (management != null) {
       management.stop();
+    }
+    if (store != null) {
+      store.close();
     }
     registry.close();
     log.info("Stopped");
@@ -208,6 +284,11 @@ public final class StandaloneConsumer implements AutoCloseable {
    * @param managementPort the port serving {@code /health} and {@code /metrics} instead of the
    *     webhook port (0 for any free one), or {@link #NO_MANAGEMENT_PORT} to serve them beside the
    *     webhook
+   * @param redisUrl the Redis that keeps the memory of handled events, shared by every instance
+   *     pointing at it ({@code redis://}, {@code rediss://}, {@code redis-sentinel://}), or null to
+   *     keep it in this process's memory
+   * @param redisPrefix the namespace of the keys in Redis, or null for {@link
+   *     RedisDeduplicator#DEFAULT_PREFIX}
    */
   public record Settings(
       List<String> consumerSecrets,
@@ -219,10 +300,39 @@ public final class StandaloneConsumer implements AutoCloseable {
       int ioThreads,
       int workerThreads,
       String managementHost,
-      int managementPort) {
+      int managementPort,
+      String redisUrl,
+      String redisPrefix) {
 
     /** {@link #managementPort()} when there is none: health and metrics beside the webhook. */
     public static final int NO_MANAGEMENT_PORT = -1;
+
+    /** Settings with dedup in this process's memory. */
+    public Settings(
+        List<String> consumerSecrets,
+        String host,
+        int port,
+        String path,
+        boolean inlineListeners,
+        boolean logEvents,
+        int ioThreads,
+        int workerThreads,
+        String managementHost,
+        int managementPort) {
+      this(
+          consumerSecrets,
+          host,
+          port,
+          path,
+          inlineListeners,
+          logEvents,
+          ioThreads,
+          workerThreads,
+          managementHost,
+          managementPort,
+          null,
+          null);
+    }
 
     /** Settings without a management port: health and metrics are served beside the webhook. */
     public Settings(
@@ -245,6 +355,26 @@ public final class StandaloneConsumer implements AutoCloseable {
           workerThreads,
           host,
           NO_MANAGEMENT_PORT);
+    }
+
+    /**
+     * These settings with dedup on Redis at {@code url} (null: in this process's memory) under
+     * {@code prefix} (null: the store's default).
+     */
+    public Settings withRedis(String url, String prefix) {
+      return new Settings(
+          consumerSecrets,
+          host,
+          port,
+          path,
+          inlineListeners,
+          logEvents,
+          ioThreads,
+          workerThreads,
+          managementHost,
+          managementPort,
+          url,
+          prefix);
     }
 
     /** Whether {@code /health} and {@code /metrics} have a port of their own. */
@@ -274,6 +404,8 @@ public final class StandaloneConsumer implements AutoCloseable {
           + managementHost
           + ", managementPort="
           + managementPort
+          + (redisUrl == null ? "" : ", redisUrl=" + redacted(redisUrl))
+          + (redisPrefix == null ? "" : ", redisPrefix=" + redisPrefix)
           + "]";
     }
   }
