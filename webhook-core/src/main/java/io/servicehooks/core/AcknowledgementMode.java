@@ -14,16 +14,18 @@ import java.util.concurrent.Executor;
 interface AcknowledgementMode {
 
   /**
-   * Answers a verified, parsed delivery. The future never completes exceptionally; a failing store
-   * may still throw from {@link DedupGate#succeeded} or {@link DedupGate#failed}, which the caller
-   * answers 500.
+   * Answers a verified, parsed delivery. The future never completes exceptionally; an unexpected
+   * exception thrown from here (a bug) is answered 500 by the caller.
    *
    * @param start {@link System#nanoTime()} when the delivery arrived, for its latency
    * @param executor where listeners run; {@code null} means the calling thread. Modes with threads
    *     of their own ignore it.
+   * @param resumeOn where the rest of the delivery runs when the dedup store answers later than
+   *     this call; {@code null}: the calling thread waits for it (it may block), unless listeners
+   *     are declared non-blocking
    */
   CompletableFuture<WebhookResponse> acknowledge(
-      List<WebhookEvent> events, long start, Executor executor);
+      List<WebhookEvent> events, long start, Executor executor, Executor resumeOn);
 
   /** Stops taking events and lets those already taken finish, within the mode's own limits. */
   default void close() {}

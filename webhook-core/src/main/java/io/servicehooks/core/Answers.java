@@ -82,12 +82,22 @@ final class Answers {
             WebhookResponse.error(503, code, message).body()));
   }
 
+  /**
+   * 503 {@code dedup_unavailable} with {@code Retry-After}: the dedup store could not be asked, so
+   * no listener ran and the delivery's claims were released.
+   */
+  static Answer dedupUnavailable() {
+    return retryLater(
+        "dedup_unavailable", "the dedup store could not be asked; nothing was run, retry later");
+  }
+
   /** Counts one delivery's events by outcome; the counters are touched from several threads. */
   static final class Tally {
     final AtomicInteger handled = new AtomicInteger();
     final AtomicInteger duplicates = new AtomicInteger();
     final AtomicInteger failed = new AtomicInteger();
     final AtomicInteger inFlight = new AtomicInteger();
+    final AtomicInteger unavailable = new AtomicInteger();
 
     Answer answer() {
       if (failed.get() > 0) {
@@ -97,6 +107,9 @@ final class Answers {
                 500,
                 "listener_failed",
                 "an event was not handled; a redelivery will run it again"));
+      }
+      if (unavailable.get() > 0) {
+        return dedupUnavailable();
       }
       if (inFlight.get() > 0) {
         return retryLater(

@@ -59,43 +59,71 @@ final class AsynchronousAcknowledgement implements AcknowledgementMode {
 
   @Override
   public CompletableFuture<WebhookResponse> acknowledge(
-      List<WebhookEvent> events, long start, Executor ignored) {
+      List<WebhookEvent> events, long start, Executor ignored, Executor resumeOn) {
+    CompletableFuture<List<DedupGate.Claim>> claimed = gate.claimAll(events);
+    if (claimed.isDone()) {
+      return CompletableFuture.completedFuture(enqueue(events, claimed.join(), start));
+    }
+    // Queueing never blocks: whichever thread brought the store's answer may do it.
+    return claimed
+        .thenApply(claims -> enqueue(events, claims, start))
+        .exceptionally(failure -> answers.internalError(failure, start));
+  }
+
+  private WebhookResponse enqueue(
+      List<WebhookEvent> events, List<DedupGate.Claim> claims, long start) {
     Answers.Tally tally = new Answers.Tally();
     List<WebhookEvent> owned = new ArrayList<>();
-    List<DedupGate.Claim> claims = new ArrayList<>();
-    for (WebhookEvent event : events) {
-      DedupGate.Claim claim = gate.claim(event, claims);
+    List<DedupGate.Claim> owners = new ArrayList<>();
+    boolean unavailable = false;
+    for (int i = 0; i < events.size(); i++) {
+      WebhookEvent event = events.get(i);
+      DedupGate.Claim claim = claims.get(i);
       switch (claim.kind()) {
         case OWNER:
           owned.add(event);
-          claims.add(claim);
+          owners.add(claim);
           break;
         case STORE_FAILED:
-          metrics.event(event.type(), "failed");
-          tally.failed.incrementAndGet();
+          metrics.event(event.type(), "dedup_unavailable");
+          unavailable = true;
           break;
-        case RUNNING_ELSEWHERE:
+        case STILL_RUNNING:
           metrics.event(event.type(), "in_flight");
           tally.inFlight.incrementAndGet();
           break;
+        case IN_FLIGHT:
+          if (!claim.running().owned) {
+            // The original here is still asking the store: its outcome is not known yet.
+            metrics.event(event.type(), "in_flight");
+            tally.inFlight.incrementAndGet();
+            break;
+          }
+          // The original was queued, so acknowledged already: so is its copy.
+          metrics.event(event.type(), "duplicate");
+          tally.duplicates.incrementAndGet();
+          break;
         default:
-          // The original was (or is being) acknowledged already: so is its duplicate.
           metrics.event(event.type(), "duplicate");
           tally.duplicates.incrementAndGet();
       }
     }
+    if (unavailable) {
+      gate.releaseAll(owners);
+      return answers.record(Answers.dedupUnavailable(), start);
+    }
     if (!owned.isEmpty()) {
       try {
-        queue.execute(new QueuedDelivery(owned, claims));
+        queue.execute(new QueuedDelivery(owned, owners));
         tally.handled.addAndGet(owned.size());
       } catch (RejectedExecutionException full) {
-        gate.releaseAll(claims);
+        gate.releaseAll(owners);
         String reason = closed.get() ? "shutting_down" : "queue_full";
-        return answers.done(
+        return answers.record(
             Answers.reject(503, "rejected", reason, "delivery queue is full, retry later"), start);
       }
     }
-    return answers.done(tally.answer(), start);
+    return answers.record(tally.answer(), start);
   }
 
   /**
@@ -149,12 +177,9 @@ final class AsynchronousAcknowledgement implements AcknowledgementMode {
 
     @Override
     public void run() {
-      try {
-        gate.runOwned(events, claims, dispatcher::dispatch);
-      } catch (RuntimeException storeFailure) {
-        // Every claim ended; the platform was answered long ago, so the log is all that is left.
-        log.error("Dedup store failed after a queued delivery ran", storeFailure);
-      }
+      // Every claim ends in there; a store failure is logged, since the platform was answered
+      // long ago.
+      gate.runOwned(events, claims, dispatcher::dispatch);
     }
 
     void abandon() {

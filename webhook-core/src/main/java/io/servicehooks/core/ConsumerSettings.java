@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,6 +48,13 @@ final class ConsumerSettings {
   LongSupplier nanoTime = System::nanoTime;
   Duration refusalLogInterval = WebhookConsumer.DEFAULT_REFUSAL_LOG_INTERVAL;
   LongSupplier refusalLogTicker = System::nanoTime;
+  Duration dedupLease = Deduplicator.DEFAULT_LEASE;
+  Duration dedupTimeout = WebhookConsumer.DEFAULT_DEDUP_TIMEOUT;
+  boolean failOpen;
+  ScheduledExecutorService dedupScheduler = DedupGate.sharedScheduler();
+
+  /** The platform gives up on an answer after this: every wait must end well before it. */
+  private static final Duration ANSWER_BUDGET = Duration.ofSeconds(10);
 
   /** The comma convenience: every argument split at commas, blank parts dropped. */
   void consumerSecretsSplittingCommas(String... secrets) {
@@ -225,7 +233,31 @@ final class ConsumerSettings {
     if (wait.isNegative() || wait.isZero()) {
       throw new IllegalArgumentException("inFlightWait must be positive, was " + wait);
     }
+    if (wait.compareTo(ANSWER_BUDGET) >= 0) {
+      throw new IllegalArgumentException(
+          "inFlightWait must be below the platform's 10 s answer budget, was " + wait);
+    }
     this.inFlightWait = wait;
+  }
+
+  void dedupLease(Duration lease) {
+    Objects.requireNonNull(lease, "dedupLease");
+    if (lease.isNegative() || lease.isZero()) {
+      throw new IllegalArgumentException("dedupLease must be positive, was " + lease);
+    }
+    this.dedupLease = lease;
+  }
+
+  void dedupTimeout(Duration timeout) {
+    Objects.requireNonNull(timeout, "dedupTimeout");
+    if (timeout.isNegative() || timeout.isZero()) {
+      throw new IllegalArgumentException("dedupTimeout must be positive, was " + timeout);
+    }
+    if (timeout.compareTo(ANSWER_BUDGET) >= 0) {
+      throw new IllegalArgumentException(
+          "dedupTimeout must be below the platform's 10 s answer budget, was " + timeout);
+    }
+    this.dedupTimeout = timeout;
   }
 
   void queueingDeadline(Duration deadline) {

@@ -1,169 +1,448 @@
 package io.servicehooks.core;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Puts the events this process is running in front of the {@link Deduplicator}: a duplicate that
- * arrives while its original is still running waits for the original's outcome instead of being
- * answered 200 early, and the store sees each event at most once per attempt.
+ * Claims events at the {@link Deduplicator} and ends the claims, composing the store's asynchronous
+ * answers so no thread waits on a network store. In front of the store sit the events this process
+ * is running: a copy that arrives while its original runs here waits for the original's outcome,
+ * and the store sees each event at most once per attempt. A copy whose original runs on another
+ * instance polls the store a bounded time. An owner's lease is renewed while its listeners run.
+ *
+ * <p>Every store call is bounded by the dedup time-out. A claim the store cannot answer (failed,
+ * thrown, timed out) fails closed ({@link Kind#STORE_FAILED}, the delivery is answered 503) or,
+ * when the consumer was built to fail open, runs the event without dedup. Ending a claim never
+ * fails a delivery: a {@code markDone} or {@code release} the store cannot answer is logged, and
+ * the answer already decided stands.
  */
 final class DedupGate {
 
   // Logs under the consumer's name, as before the split: users' log configuration names it.
   private static final Logger log = LoggerFactory.getLogger(WebhookConsumer.class);
 
+  /** First pause before a copy asks the store again about an event running elsewhere. */
+  static final Duration FIRST_POLL = Duration.ofMillis(50);
+
+  /** Longest pause between two such questions; the pause doubles up to it. */
+  static final Duration MAX_POLL = Duration.ofMillis(500);
+
+  private static final CompletableFuture<Void> ENDED = CompletableFuture.completedFuture(null);
+
   /** What a claim found. */
   enum Kind {
-    /** The caller owns the event and must call {@link #succeeded} or {@link #failed}. */
+    /**
+     * The caller owns the event and must call {@link #succeeded} or {@link #failed}. Without a
+     * store token when the store failed and the consumer fails open.
+     */
     OWNER,
-    /** The event was handled before (or is being handled by another process). */
+    /** The event was handled before, here or on another instance. */
     DONE,
-    /** The event is running in this process now; {@link Claim#original()} completes with it. */
+    /** The event is running in this process now; {@link Claim#running()} completes with it. */
     IN_FLIGHT,
-    /** Another process holds a live claim on the event; its outcome is not known yet. */
-    RUNNING_ELSEWHERE,
-    /** The store could not be asked (logged): the event counts as failed and nobody owns it. */
+    /** Another instance still held the event when this copy's wait ran out. */
+    STILL_RUNNING,
+    /** The store could not be asked (logged) and the consumer fails closed: nobody owns it. */
     STORE_FAILED
   }
 
-  /**
-   * One claim's result. For {@link Kind#OWNER} {@code original} is the caller's own future; for
-   * {@link Kind#IN_FLIGHT} it is the running original's, completing with {@code true} when its
-   * listeners succeeded.
-   */
-  record Claim(Kind kind, String key, String token, CompletableFuture<Boolean> original) {}
-
-  private final Deduplicator store;
-  private final ConcurrentMap<String, CompletableFuture<Boolean>> running =
-      new ConcurrentHashMap<>();
-  private final AtomicInteger waiting = new AtomicInteger();
-
-  /** How a copy's wait on its in-flight original ended. */
+  /** How an event's attempt in this process ended, as its copies learn it. */
   enum Outcome {
-    /** The original's listeners succeeded. */
+    /** The original's listeners succeeded, or the store found the event done. */
     SUCCEEDED,
     /** The original's listeners failed, or it was never run. */
     FAILED,
-    /** The original was still running when the copy's wait ran out. */
-    STILL_RUNNING
-  }
-
-  private final long inFlightWaitNanos;
-
-  DedupGate(Deduplicator store, Duration inFlightWait) {
-    this.store = store;
-    this.inFlightWaitNanos = inFlightWait.toNanos();
+    /** The event is still running (here past the copy's wait, or on another instance). */
+    STILL_RUNNING,
+    /** The store could not be asked about the event. */
+    UNAVAILABLE
   }
 
   /**
-   * Claims the event for a delivery that already holds {@code taken}; if anything but a store
-   * failure is thrown (an {@code Error}), the claims taken so far are released first, so none stays
-   * open.
+   * An event this process is claiming or running, in the {@code running} map under its key until
+   * its attempt ends. Copies wait on {@link #outcome}.
    */
-  Claim claim(WebhookEvent event, List<Claim> taken) {
+  static final class Running {
+    final String key;
+    final CompletableFuture<Outcome> outcome = new CompletableFuture<>();
+
+    /** The store's owner token once claimed; null while asking, once ended, or unguarded. */
+    volatile String token;
+
+    /** True once this process owns the event (with a token, or failing open). */
+    volatile boolean owned;
+
+    /** {@link System#nanoTime()} from which the lease is renewed. */
+    volatile long renewAt;
+
+    Running(String key) {
+      this.key = key;
+    }
+  }
+
+  /** One claim's result; for {@link Kind#IN_FLIGHT}, {@code running} is the original's. */
+  record Claim(Kind kind, Running running) {}
+
+  private final Deduplicator store;
+  private final Duration lease;
+  private final long halfLeaseNanos;
+  private final long sweepNanos;
+  private final long timeoutNanos;
+  private final long inFlightWaitNanos;
+  private final boolean failOpen;
+  private final boolean timed;
+  private final ScheduledExecutorService scheduler;
+  private Metrics metrics = Metrics.NOOP;
+
+  private final ConcurrentMap<String, Running> running = new ConcurrentHashMap<>();
+  private final AtomicInteger waiting = new AtomicInteger();
+  private final AtomicBoolean sweepScheduled = new AtomicBoolean();
+
+  DedupGate(
+      Deduplicator store,
+      Duration inFlightWait,
+      Duration lease,
+      Duration timeout,
+      boolean failOpen,
+      ScheduledExecutorService scheduler) {
+    this.store = store;
+    this.inFlightWaitNanos = inFlightWait.toNanos();
+    this.lease = lease;
+    this.halfLeaseNanos = lease.toNanos() / 2;
+    this.sweepNanos = Math.max(1, lease.toNanos() / 4);
+    this.timeoutNanos = timeout.toNanos();
+    this.failOpen = failOpen;
+    // A store in memory answers in well under a microsecond: a timer per call would cost more
+    // than the call, and its cache meters say what matters.
+    this.timed = store.mayBlock();
+    this.scheduler = scheduler;
+  }
+
+  /** The consumer's meters; set once at build time, before any delivery. */
+  void metrics(Metrics metrics) {
+    this.metrics = metrics;
+  }
+
+  /**
+   * The shared scheduler that polls for copies and renews leases: one daemon thread for every
+   * consumer in the JVM, since it only asks stores and never runs listeners.
+   */
+  static ScheduledExecutorService sharedScheduler() {
+    return SharedScheduler.INSTANCE;
+  }
+
+  private static final class SharedScheduler {
+    static final ScheduledExecutorService INSTANCE = create();
+
+    private static ScheduledExecutorService create() {
+      ScheduledThreadPoolExecutor executor =
+          new ScheduledThreadPoolExecutor(
+              1,
+              r -> {
+                Thread t = new Thread(r, "servicehooks-dedup");
+                t.setDaemon(true);
+                return t;
+              });
+      executor.setRemoveOnCancelPolicy(true);
+      return executor;
+    }
+  }
+
+  /**
+   * Claims every event of a delivery. The future completes (never exceptionally) when each claim
+   * has its answer; with a store in memory it is complete on return. If an {@code Error} is thrown,
+   * the claims taken so far are released first, so none stays open.
+   */
+  CompletableFuture<List<Claim>> claimAll(List<WebhookEvent> events) {
+    List<CompletableFuture<Claim>> pending = new ArrayList<>(events.size());
+    boolean allDone = true;
     try {
-      return claim(event);
+      for (WebhookEvent event : events) {
+        CompletableFuture<Claim> claim = claim(event);
+        pending.add(claim);
+        allDone &= claim.isDone();
+      }
     } catch (RuntimeException | Error unexpected) {
-      releaseAll(taken);
+      for (CompletableFuture<Claim> claim : pending) {
+        claim.thenAccept(
+            c -> {
+              if (c.kind() == Kind.OWNER) {
+                failed(c);
+              }
+            });
+      }
+      throw unexpected;
+    }
+    if (allDone) {
+      List<Claim> claims = new ArrayList<>(pending.size());
+      for (CompletableFuture<Claim> claim : pending) {
+        claims.add(claim.join());
+      }
+      return CompletableFuture.completedFuture(claims);
+    }
+    return CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new))
+        .thenApply(
+            ignored -> {
+              List<Claim> claims = new ArrayList<>(pending.size());
+              for (CompletableFuture<Claim> claim : pending) {
+                claims.add(claim.join());
+              }
+              return claims;
+            });
+  }
+
+  /** Claims one event; completes normally whatever the store does. */
+  CompletableFuture<Claim> claim(WebhookEvent event) {
+    String key = event.dedupKey();
+    Running mine = new Running(key);
+    Running existing = running.putIfAbsent(key, mine);
+    if (existing != null) {
+      return CompletableFuture.completedFuture(new Claim(Kind.IN_FLIGHT, existing));
+    }
+    try {
+      return ask(event, mine, null);
+    } catch (RuntimeException | Error unexpected) {
+      end(mine, Outcome.FAILED);
       throw unexpected;
     }
   }
 
-  /** Claims the event; a store failure is logged and answered {@link Kind#STORE_FAILED}. */
-  private Claim claim(WebhookEvent event) {
-    try {
-      return claim(event.dedupKey());
-    } catch (RuntimeException storeFailure) {
-      log.error(
-          "Dedup store failed for {} event {}",
-          LogSafe.escape(event.type()),
-          LogSafe.escape(event.id()),
-          storeFailure);
-      return new Claim(Kind.STORE_FAILED, event.dedupKey(), null, null);
+  /** Asks the store for {@code mine}'s key, then settles what it answered. */
+  private CompletableFuture<Claim> ask(WebhookEvent event, Running mine, Poll poll) {
+    CompletableFuture<Deduplicator.Claim> asked = call("claim", () -> store.claim(mine.key, lease));
+    if (asked.isDone()) {
+      Deduplicator.Claim found;
+      try {
+        found = asked.join();
+      } catch (CompletionException | CancellationException failure) {
+        return CompletableFuture.completedFuture(storeFailed(event, mine, failure));
+      }
+      return settle(event, mine, found, poll);
     }
+    return asked
+        .handle(
+            (found, failure) ->
+                failure != null
+                    ? CompletableFuture.completedFuture(storeFailed(event, mine, failure))
+                    : settle(event, mine, found, poll))
+        .thenCompose(Function.identity());
   }
 
-  private Claim claim(String key) {
-    CompletableFuture<Boolean> mine = new CompletableFuture<>();
-    CompletableFuture<Boolean> existing = running.putIfAbsent(key, mine);
-    if (existing != null) {
-      return new Claim(Kind.IN_FLIGHT, key, null, existing);
-    }
-    Deduplicator.Claim found;
-    try {
-      found = join(store.claim(key, Deduplicator.DEFAULT_LEASE));
-    } catch (RuntimeException | Error storeFailure) {
-      running.remove(key, mine);
-      mine.complete(false);
-      throw storeFailure;
+  private CompletableFuture<Claim> settle(
+      WebhookEvent event, Running mine, Deduplicator.Claim found, Poll poll) {
+    if (found == null) {
+      return CompletableFuture.completedFuture(
+          storeFailed(event, mine, new NullPointerException("the store answered null")));
     }
     switch (found.status()) {
       case CLAIMED:
-        return new Claim(Kind.OWNER, key, found.token(), mine);
+        mine.renewAt = System.nanoTime() + halfLeaseNanos;
+        mine.token = found.token();
+        mine.owned = true;
+        scheduleSweep();
+        return CompletableFuture.completedFuture(new Claim(Kind.OWNER, mine));
       case DONE:
-        running.remove(key, mine);
-        mine.complete(true); // anyone who saw our placeholder learns it was already done
-        return new Claim(Kind.DONE, key, null, mine);
+        end(mine, Outcome.SUCCEEDED); // copies waiting here learn it was already done
+        return CompletableFuture.completedFuture(new Claim(Kind.DONE, mine));
       default:
-        running.remove(key, mine);
-        mine.complete(false);
-        return new Claim(Kind.RUNNING_ELSEWHERE, key, null, mine);
+        return waitElsewhere(event, mine, poll);
     }
   }
 
-  private static <T> T join(java.util.concurrent.CompletionStage<T> stage) {
-    try {
-      return stage.toCompletableFuture().join();
-    } catch (java.util.concurrent.CompletionException e) {
-      if (e.getCause() instanceof RuntimeException r) {
-        throw r;
-      }
-      throw e;
-    }
-  }
+  /** A copy's wait for an original on another instance: when it ends, and the next pause. */
+  private static final class Poll {
+    final long deadline;
+    long pauseNanos = FIRST_POLL.toNanos();
 
-  /** The owner's listeners succeeded: remember the event, then let waiting duplicates go. */
-  void succeeded(Claim claim) {
-    try {
-      join(store.markDone(claim.key(), claim.token()));
-    } finally {
-      running.remove(claim.key(), claim.original());
-      claim.original().complete(true);
-    }
-  }
-
-  /** The owner's listeners failed (or it was never run): forget the claim for a redelivery. */
-  void failed(Claim claim) {
-    try {
-      join(store.release(claim.key(), claim.token()));
-    } finally {
-      running.remove(claim.key(), claim.original());
-      claim.original().complete(false);
+    Poll(long deadline) {
+      this.deadline = deadline;
     }
   }
 
   /**
-   * Runs each owned event through {@code dispatch} and ends its claim, whatever is thrown: the
-   * claim is the only thing that lets later copies of the event go, so none may stay open. A store
-   * failure on one item does not stop the others; the first is rethrown once every claim ended. A
-   * {@link VirtualMachineError} (from a listener or its error handler) stops the listeners, the
-   * claims not yet ended are released, and it propagates.
-   *
-   * @return how many events' listeners succeeded
+   * Asks the store again after a pause (doubling, up to {@link #MAX_POLL}) until it answers done or
+   * claimed, or the in-flight wait runs out: {@link Kind#STILL_RUNNING}. Never answers done while
+   * the original's outcome is unknown. The pauses are timers on the shared scheduler; no thread
+   * waits.
    */
-  int runOwned(List<WebhookEvent> events, List<Claim> claims, Predicate<WebhookEvent> dispatch) {
+  private CompletableFuture<Claim> waitElsewhere(WebhookEvent event, Running mine, Poll poll) {
+    long now = System.nanoTime();
+    if (poll == null) {
+      metrics.runningElsewhere();
+      poll = new Poll(now + inFlightWaitNanos);
+    }
+    long left = poll.deadline - now;
+    if (left <= 0) {
+      end(mine, Outcome.STILL_RUNNING);
+      return CompletableFuture.completedFuture(new Claim(Kind.STILL_RUNNING, mine));
+    }
+    long pause = Math.min(poll.pauseNanos, left);
+    poll.pauseNanos = Math.min(poll.pauseNanos * 2, MAX_POLL.toNanos());
+    Poll next = poll;
+    CompletableFuture<Claim> result = new CompletableFuture<>();
+    try {
+      scheduler.schedule(
+          () -> {
+            try {
+              ask(event, mine, next).whenComplete((claim, failure) -> result.complete(claim));
+            } catch (RuntimeException | Error unexpected) {
+              result.complete(storeFailed(event, mine, unexpected));
+            }
+          },
+          pause,
+          TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException stopped) {
+      end(mine, Outcome.STILL_RUNNING);
+      return CompletableFuture.completedFuture(new Claim(Kind.STILL_RUNNING, mine));
+    }
+    return result;
+  }
+
+  /** The store could not answer a claim: fail closed, or run unguarded when failing open. */
+  private Claim storeFailed(WebhookEvent event, Running mine, Throwable failure) {
+    Throwable cause = unwrap(failure);
+    if (failOpen) {
+      metrics.failOpen();
+      log.warn(
+          "Dedup store failed for {} event {}; running it without dedup (failOpen)",
+          LogSafe.escape(event.type()),
+          LogSafe.escape(event.id()),
+          cause);
+      mine.owned = true;
+      return new Claim(Kind.OWNER, mine);
+    }
+    log.error(
+        "Dedup store failed for {} event {}; answering 503 dedup_unavailable",
+        LogSafe.escape(event.type()),
+        LogSafe.escape(event.id()),
+        cause);
+    end(mine, Outcome.UNAVAILABLE);
+    return new Claim(Kind.STORE_FAILED, mine);
+  }
+
+  /**
+   * The owner's listeners succeeded: marks the event done, then lets waiting copies go. The future
+   * completes (never exceptionally) once the store answered or the time-out passed; a failure or a
+   * lost lease is logged and counted, never thrown.
+   */
+  CompletableFuture<Void> succeeded(Claim claim) {
+    Running r = claim.running();
+    String token = r.token;
+    if (token == null) {
+      end(r, Outcome.SUCCEEDED); // unguarded: failing open, the store was never claimed
+      return ENDED;
+    }
+    r.token = null; // no more renewals
+    CompletableFuture<Boolean> done = call("done", () -> store.markDone(r.key, token));
+    return after(
+        done,
+        (ok, failure) -> {
+          if (failure != null) {
+            log.error(
+                "Dedup store failed to mark {} done; a redelivery after its lease may run it again",
+                LogSafe.escape(r.key),
+                unwrap(failure));
+          } else if (!Boolean.TRUE.equals(ok)) {
+            metrics.leaseExpired();
+            log.warn(
+                "Dedup lease on {} ran out before its listeners finished (lease {}): another copy"
+                    + " may have run it too",
+                LogSafe.escape(r.key),
+                lease);
+          }
+          end(r, Outcome.SUCCEEDED);
+        });
+  }
+
+  /**
+   * The owner's listeners failed (or it was never run): forgets the claim for a redelivery. Never
+   * throws for the store; the future completes once the store answered or the time-out passed.
+   */
+  CompletableFuture<Void> failed(Claim claim) {
+    Running r = claim.running();
+    String token = r.token;
+    if (token == null) {
+      end(r, Outcome.FAILED);
+      return ENDED;
+    }
+    r.token = null;
+    CompletableFuture<Boolean> released = call("release", () -> store.release(r.key, token));
+    return after(
+        released,
+        (ok, failure) -> {
+          if (failure != null) {
+            log.error(
+                "Dedup store failed to release {}; its redelivery waits until the lease ends",
+                LogSafe.escape(r.key),
+                unwrap(failure));
+          } else if (!Boolean.TRUE.equals(ok)) {
+            log.warn(
+                "Dedup lease on {} ran out before it was released (lease {})",
+                LogSafe.escape(r.key),
+                lease);
+          }
+          end(r, Outcome.FAILED);
+        });
+  }
+
+  private static CompletableFuture<Void> after(
+      CompletableFuture<Boolean> answer, java.util.function.BiConsumer<Boolean, Throwable> then) {
+    if (answer.isDone()) {
+      Boolean ok = null;
+      Throwable failure = null;
+      try {
+        ok = answer.join();
+      } catch (CompletionException | CancellationException e) {
+        failure = e;
+      }
+      then.accept(ok, failure);
+      return ENDED;
+    }
+    return answer.handle(
+        (ok, failure) -> {
+          then.accept(ok, failure);
+          return null;
+        });
+  }
+
+  private void end(Running r, Outcome outcome) {
+    r.token = null;
+    running.remove(r.key, r);
+    r.outcome.complete(outcome);
+  }
+
+  /**
+   * Runs each owned event through {@code dispatch} and ends its claim, whatever is thrown: the
+   * claim is the only thing that lets later copies of the event go, so none may stay open. A {@link
+   * VirtualMachineError} (from a listener or its error handler) stops the listeners, the claims not
+   * yet ended are released, and it propagates.
+   *
+   * @return how many events' listeners succeeded, once every claim's end was answered by the store
+   *     (or timed out); never completes exceptionally
+   */
+  CompletableFuture<Integer> runOwned(
+      List<WebhookEvent> events, List<Claim> claims, Predicate<WebhookEvent> dispatch) {
     int succeeded = 0;
-    RuntimeException storeFailure = null;
+    List<CompletableFuture<Void>> ending = null;
     for (int i = 0; i < events.size(); i++) {
       boolean ok;
       try {
@@ -172,28 +451,30 @@ final class DedupGate {
         releaseAll(claims.subList(i, claims.size()));
         throw fatal;
       }
+      CompletableFuture<Void> ended;
       try {
-        if (ok) {
-          succeeded(claims.get(i));
-          succeeded++;
-        } else {
-          failed(claims.get(i));
-        }
-      } catch (RuntimeException failure) {
-        if (storeFailure == null) {
-          storeFailure = failure;
-        } else {
-          storeFailure.addSuppressed(failure);
-        }
-      } catch (Error fatal) {
+        ended = ok ? succeeded(claims.get(i)) : failed(claims.get(i));
+      } catch (RuntimeException | Error fatal) {
+        end(claims.get(i).running(), ok ? Outcome.SUCCEEDED : Outcome.FAILED);
         releaseAll(claims.subList(i + 1, claims.size()));
         throw fatal;
       }
+      if (ok) {
+        succeeded++;
+      }
+      if (!ended.isDone()) {
+        if (ending == null) {
+          ending = new ArrayList<>();
+        }
+        ending.add(ended);
+      }
     }
-    if (storeFailure != null) {
-      throw storeFailure;
+    if (ending == null) {
+      return CompletableFuture.completedFuture(succeeded);
     }
-    return succeeded;
+    int count = succeeded;
+    return CompletableFuture.allOf(ending.toArray(CompletableFuture[]::new))
+        .handle((ignored, failure) -> count);
   }
 
   /**
@@ -205,9 +486,10 @@ final class DedupGate {
     for (Claim claim : claims) {
       try {
         failed(claim);
-      } catch (RuntimeException | Error storeFailure) {
-        log.error("Dedup store failed to release a claim", storeFailure);
-        if (storeFailure instanceof VirtualMachineError vmError && fatal == null) {
+      } catch (RuntimeException | Error unexpected) {
+        end(claim.running(), Outcome.FAILED);
+        log.error("Dedup store failed to release a claim", unexpected);
+        if (unexpected instanceof VirtualMachineError vmError && fatal == null) {
           fatal = vmError;
         }
       }
@@ -218,16 +500,17 @@ final class DedupGate {
   }
 
   /**
-   * For a duplicate that waits on its {@link Kind#IN_FLIGHT} original: {@code then} applied to the
+   * For a copy that waits on its {@link Kind#IN_FLIGHT} original: {@code then} applied to the
    * original's outcome, or to {@link Outcome#STILL_RUNNING} once the in-flight wait ran out, so no
-   * copy waits unbounded. The duplicate counts in {@link #waiting()} until one of them happens.
+   * copy waits unbounded. The copy counts in {@link #waiting()} until one of them happens.
    */
   <T> CompletableFuture<T> afterOriginal(Claim inFlight, Function<Outcome, T> then) {
     waiting.incrementAndGet();
     // A dependent future, so the time-out never completes the original's own future.
     return inFlight
-        .original()
-        .thenApply(succeeded -> succeeded ? Outcome.SUCCEEDED : Outcome.FAILED)
+        .running()
+        .outcome
+        .thenApply(Function.<Outcome>identity())
         .completeOnTimeout(Outcome.STILL_RUNNING, inFlightWaitNanos, TimeUnit.NANOSECONDS)
         .thenApply(
             outcome -> {
@@ -236,12 +519,129 @@ final class DedupGate {
             });
   }
 
+  /**
+   * One store call, bounded by the dedup time-out and timed when the store may block. A call that
+   * throws counts as a failed stage.
+   */
+  private <T> CompletableFuture<T> call(String operation, Supplier<CompletionStage<T>> call) {
+    long begin = timed ? System.nanoTime() : 0;
+    CompletableFuture<T> answer;
+    try {
+      CompletionStage<T> stage = call.get();
+      answer =
+          stage != null
+              ? stage.toCompletableFuture()
+              : CompletableFuture.failedFuture(
+                  new NullPointerException("the store returned no stage"));
+    } catch (RuntimeException thrown) {
+      answer = CompletableFuture.failedFuture(thrown);
+    }
+    if (!answer.isDone()) {
+      // A copy, so the time-out never completes the store's own future.
+      answer = answer.copy().orTimeout(timeoutNanos, TimeUnit.NANOSECONDS);
+    }
+    if (timed) {
+      answer.whenComplete(
+          (value, failure) ->
+              metrics.storeCall(operation, outcome(value, failure), System.nanoTime() - begin));
+    }
+    return answer;
+  }
+
+  private static String outcome(Object value, Throwable failure) {
+    if (failure != null) {
+      return unwrap(failure) instanceof TimeoutException ? "timeout" : "error";
+    }
+    if (value instanceof Deduplicator.Claim claim) {
+      switch (claim.status()) {
+        case CLAIMED:
+          return "claimed";
+        case DONE:
+          return "done";
+        default:
+          return "running_elsewhere";
+      }
+    }
+    return Boolean.TRUE.equals(value) ? "ok" : "lost";
+  }
+
+  private static Throwable unwrap(Throwable failure) {
+    Throwable t = failure;
+    while (t instanceof CompletionException && t.getCause() != null) {
+      t = t.getCause();
+    }
+    if (t instanceof TimeoutException) {
+      return new TimeoutException("the dedup store did not answer within the dedup time-out");
+    }
+    return t;
+  }
+
+  /** Makes sure a sweep that renews long-running owners' leases is due while any runs. */
+  private void scheduleSweep() {
+    if (!sweepScheduled.get() && sweepScheduled.compareAndSet(false, true)) {
+      try {
+        scheduler.schedule(this::sweep, sweepNanos, TimeUnit.NANOSECONDS);
+      } catch (RejectedExecutionException stopped) {
+        sweepScheduled.set(false);
+      }
+    }
+  }
+
+  /**
+   * Renews the lease of every owner that has held its claim past half of it; runs every quarter
+   * lease while this process owns events, and stops when it owns none.
+   */
+  private void sweep() {
+    long now = System.nanoTime();
+    for (Running r : running.values()) {
+      String token = r.token;
+      if (token != null && now - r.renewAt >= 0) {
+        r.renewAt = now + halfLeaseNanos;
+        renew(r, token);
+      }
+    }
+    sweepScheduled.set(false);
+    if (!running.isEmpty()) {
+      scheduleSweep();
+    }
+  }
+
+  private void renew(Running r, String token) {
+    try {
+      call("renew", () -> store.renew(r.key, token, lease))
+          .whenComplete(
+              (ok, failure) -> {
+                if (failure != null) {
+                  log.warn(
+                      "Dedup store failed to renew the lease on {}",
+                      LogSafe.escape(r.key),
+                      unwrap(failure));
+                } else if (!Boolean.TRUE.equals(ok) && r.token != null) {
+                  log.warn(
+                      "Dedup lease on {} was lost before its listeners finished: another copy may"
+                          + " run it too",
+                      LogSafe.escape(r.key));
+                }
+              });
+    } catch (RuntimeException | Error unexpected) {
+      log.warn("Dedup store failed to renew the lease on {}", LogSafe.escape(r.key), unexpected);
+      if (unexpected instanceof VirtualMachineError vmError) {
+        throw vmError;
+      }
+    }
+  }
+
   int running() {
     return running.size();
   }
 
-  /** How many duplicates wait on an original running in this process now. */
+  /** How many copies wait on an original still running in this process now. */
   int waiting() {
     return waiting.get();
+  }
+
+  @Override
+  public String toString() {
+    return "DedupGate[running=" + running.size() + ", waiting=" + waiting.get() + "]";
   }
 }

@@ -13,4 +13,20 @@ interface Metrics {
   default void event(String type, String outcome) {}
 
   default void crc(String outcome) {}
+
+  /** One call to a dedup store that may block: {@code webhook.dedup.store}. */
+  default void storeCall(String operation, String outcome, long nanos) {}
+
+  /**
+   * A claim found its event running on another instance: {@code webhook.dedup.running.elsewhere}.
+   */
+  default void runningElsewhere() {}
+
+  /**
+   * An owner's lease ran out before its event was marked done: {@code webhook.dedup.lease.expired}.
+   */
+  default void leaseExpired() {}
+
+  /** An event run without dedup because the store failed: {@code webhook.dedup.fail.open}. */
+  default void failOpen() {}
 }

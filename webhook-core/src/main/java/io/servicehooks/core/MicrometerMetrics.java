@@ -31,6 +31,10 @@ final class MicrometerMetrics implements Metrics {
   // The outcomes nearly every request ends in, looked up once.
   private final Counter accepted;
   private final Counter crcAnswered;
+  private final Map<String, Timer> storeCalls = new ConcurrentHashMap<>();
+  private final Counter runningElsewhere;
+  private final Counter leaseExpired;
+  private final Counter failOpen;
 
   MicrometerMetrics(MeterRegistry registry) {
     this(registry, WebhookConsumer.MAX_TYPE_TAGS);
@@ -45,6 +49,49 @@ final class MicrometerMetrics implements Metrics {
             .register(registry);
     this.accepted = deliveryCounter("accepted");
     this.crcAnswered = crcCounter("answered");
+    this.runningElsewhere =
+        Counter.builder("webhook.dedup.running.elsewhere")
+            .description("Claims that found their event running on another instance")
+            .register(registry);
+    this.leaseExpired =
+        Counter.builder("webhook.dedup.lease.expired")
+            .description(
+                "Events whose dedup lease ran out before they were marked done (possible double"
+                    + " processing)")
+            .register(registry);
+    this.failOpen =
+        Counter.builder("webhook.dedup.fail.open")
+            .description("Events run without dedup because the dedup store failed (failOpen)")
+            .register(registry);
+  }
+
+  @Override
+  public void storeCall(String operation, String outcome, long nanos) {
+    storeCalls
+        .computeIfAbsent(
+            operation + ' ' + outcome,
+            k ->
+                Timer.builder("webhook.dedup.store")
+                    .description("Calls to a dedup store that may block, by operation and outcome")
+                    .tag("operation", operation)
+                    .tag("outcome", outcome)
+                    .register(registry))
+        .record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  @Override
+  public void runningElsewhere() {
+    runningElsewhere.increment();
+  }
+
+  @Override
+  public void leaseExpired() {
+    leaseExpired.increment();
+  }
+
+  @Override
+  public void failOpen() {
+    failOpen.increment();
   }
 
   @Override

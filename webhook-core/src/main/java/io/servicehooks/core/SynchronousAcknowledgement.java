@@ -8,7 +8,8 @@ import java.util.concurrent.Executor;
 /**
  * Answers a delivery once its listeners ran: claims every event, runs the owned ones (here, or on
  * the executor when one is given and some owned event has listeners), and waits for originals still
- * running elsewhere in this process, whose outcome their duplicates share.
+ * running elsewhere in this process, whose outcome their copies share. A delivery with an event the
+ * dedup store could not answer runs nothing: its claims are released and it is answered 503.
  */
 final class SynchronousAcknowledgement implements AcknowledgementMode {
 
@@ -17,30 +18,75 @@ final class SynchronousAcknowledgement implements AcknowledgementMode {
   private final Metrics metrics;
   private final Answers answers;
   private final HandOff handOff;
+  private final boolean listenersNonBlocking;
 
   SynchronousAcknowledgement(
-      DedupGate gate, Dispatcher dispatcher, Metrics metrics, Answers answers, HandOff handOff) {
+      DedupGate gate,
+      Dispatcher dispatcher,
+      Metrics metrics,
+      Answers answers,
+      HandOff handOff,
+      boolean listenersNonBlocking) {
     this.gate = gate;
     this.dispatcher = dispatcher;
     this.metrics = metrics;
     this.answers = answers;
     this.handOff = handOff;
+    this.listenersNonBlocking = listenersNonBlocking;
   }
 
   @Override
   public CompletableFuture<WebhookResponse> acknowledge(
-      List<WebhookEvent> events, long start, Executor executor) {
+      List<WebhookEvent> events, long start, Executor executor, Executor resumeOn) {
+    CompletableFuture<List<DedupGate.Claim>> claimed = gate.claimAll(events);
+    if (claimed.isDone()) {
+      return answer(events, claimed.join(), start, executor);
+    }
+    if (resumeOn != null) {
+      // The store answers later, on its own thread: run the rest on the executor, never there.
+      CompletableFuture<WebhookResponse> result = new CompletableFuture<>();
+      claimed.thenAccept(
+          claims ->
+              handOff
+                  .run(resumeOn, start, () -> answer(events, claims, start, null), owners(claims))
+                  .thenAccept(result::complete));
+      return result;
+    }
+    if (listenersNonBlocking) {
+      // Listeners declared non-blocking may run on whichever thread brought the store's answer.
+      return claimed
+          .thenCompose(claims -> answer(events, claims, start, null))
+          .exceptionally(failure -> answers.internalError(failure, start));
+    }
+    // No executor: the caller's thread may block (handle's contract) and runs the listeners.
+    return answer(events, claimed.join(), start, null);
+  }
+
+  private static List<DedupGate.Claim> owners(List<DedupGate.Claim> claims) {
+    List<DedupGate.Claim> owners = new ArrayList<>(claims.size());
+    for (DedupGate.Claim claim : claims) {
+      if (claim.kind() == DedupGate.Kind.OWNER) {
+        owners.add(claim);
+      }
+    }
+    return owners;
+  }
+
+  private CompletableFuture<WebhookResponse> answer(
+      List<WebhookEvent> events, List<DedupGate.Claim> claims, long start, Executor executor) {
     Answers.Tally tally = new Answers.Tally();
     List<WebhookEvent> owned = new ArrayList<>(events.size());
-    List<DedupGate.Claim> claims = new ArrayList<>(events.size());
+    List<DedupGate.Claim> owners = new ArrayList<>(events.size());
     List<CompletableFuture<DedupGate.Outcome>> waiting = null;
     boolean listenersToRun = false;
-    for (WebhookEvent event : events) {
-      DedupGate.Claim claim = gate.claim(event, claims);
+    boolean unavailable = false;
+    for (int i = 0; i < events.size(); i++) {
+      WebhookEvent event = events.get(i);
+      DedupGate.Claim claim = claims.get(i);
       switch (claim.kind()) {
         case OWNER:
           owned.add(event);
-          claims.add(claim);
+          owners.add(claim);
           listenersToRun |= dispatcher.hasListeners(event.type());
           break;
         case DONE:
@@ -51,62 +97,75 @@ final class SynchronousAcknowledgement implements AcknowledgementMode {
           if (waiting == null) {
             waiting = new ArrayList<>();
           }
-          waiting.add(
-              gate.afterOriginal(
-                  claim,
-                  outcome -> {
-                    switch (outcome) {
-                      case SUCCEEDED:
-                        metrics.event(event.type(), "duplicate");
-                        tally.duplicates.incrementAndGet();
-                        break;
-                      case FAILED:
-                        metrics.event(event.type(), "failed");
-                        tally.failed.incrementAndGet();
-                        break;
-                      case STILL_RUNNING:
-                        metrics.event(event.type(), "in_flight");
-                        tally.inFlight.incrementAndGet();
-                        break;
-                    }
-                    return outcome;
-                  }));
+          waiting.add(gate.afterOriginal(claim, outcome -> count(event, outcome, tally)));
           break;
-        case RUNNING_ELSEWHERE:
-          metrics.event(event.type(), "in_flight");
-          tally.inFlight.incrementAndGet();
+        case STILL_RUNNING:
+          count(event, DedupGate.Outcome.STILL_RUNNING, tally);
           break;
         case STORE_FAILED:
-          metrics.event(event.type(), "failed");
-          tally.failed.incrementAndGet();
+          count(event, DedupGate.Outcome.UNAVAILABLE, tally);
+          unavailable = true;
           break;
       }
     }
+    if (unavailable) {
+      // Fail closed: nothing of this delivery runs, and what it claimed is given back.
+      gate.releaseAll(owners);
+      return answers.done(Answers.dedupUnavailable(), start);
+    }
     List<CompletableFuture<DedupGate.Outcome>> originals = waiting;
     if (executor == null || !listenersToRun) {
-      runOwned(owned, claims, tally);
-      return finish(tally, originals, start);
+      return runOwned(owned, owners, tally, originals, start);
     }
     return handOff.run(
-        executor,
-        start,
-        () -> {
-          runOwned(owned, claims, tally);
-          return finish(tally, originals, start);
-        },
-        claims);
+        executor, start, () -> runOwned(owned, owners, tally, originals, start), owners);
   }
 
-  /** Ends every claim whatever is thrown; a store failure is rethrown after, answered 500. */
-  private void runOwned(
-      List<WebhookEvent> owned, List<DedupGate.Claim> claims, Answers.Tally tally) {
-    int handled = gate.runOwned(owned, claims, dispatcher::dispatch);
-    tally.handled.addAndGet(handled);
-    tally.failed.addAndGet(owned.size() - handled);
+  private DedupGate.Outcome count(
+      WebhookEvent event, DedupGate.Outcome outcome, Answers.Tally tally) {
+    switch (outcome) {
+      case SUCCEEDED:
+        metrics.event(event.type(), "duplicate");
+        tally.duplicates.incrementAndGet();
+        break;
+      case FAILED:
+        metrics.event(event.type(), "failed");
+        tally.failed.incrementAndGet();
+        break;
+      case STILL_RUNNING:
+        metrics.event(event.type(), "in_flight");
+        tally.inFlight.incrementAndGet();
+        break;
+      case UNAVAILABLE:
+        metrics.event(event.type(), "dedup_unavailable");
+        tally.unavailable.incrementAndGet();
+        break;
+    }
+    return outcome;
+  }
+
+  /** Runs the owned events and ends every claim whatever is thrown, then answers. */
+  private CompletableFuture<WebhookResponse> runOwned(
+      List<WebhookEvent> owned,
+      List<DedupGate.Claim> owners,
+      Answers.Tally tally,
+      List<CompletableFuture<DedupGate.Outcome>> waiting,
+      long start) {
+    CompletableFuture<Integer> handled = gate.runOwned(owned, owners, dispatcher::dispatch);
+    if (handled.isDone()) {
+      return finish(handled.join(), owned.size(), tally, waiting, start);
+    }
+    return handled.thenCompose(n -> finish(n, owned.size(), tally, waiting, start));
   }
 
   private CompletableFuture<WebhookResponse> finish(
-      Answers.Tally tally, List<CompletableFuture<DedupGate.Outcome>> waiting, long start) {
+      int handled,
+      int owned,
+      Answers.Tally tally,
+      List<CompletableFuture<DedupGate.Outcome>> waiting,
+      long start) {
+    tally.handled.addAndGet(handled);
+    tally.failed.addAndGet(owned - handled);
     if (waiting == null) {
       return answers.done(tally.answer(), start);
     }

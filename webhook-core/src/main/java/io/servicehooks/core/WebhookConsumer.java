@@ -39,8 +39,10 @@ import org.slf4j.LoggerFactory;
  *       #MAX_EVENT_ID_LENGTH} or a type name longer than {@link #MAX_EVENT_TYPE_LENGTH}; 500 when a
  *       listener threw (the event's dedup claim is released, so the platform's retry runs it
  *       again); 503 when the asynchronous queue is full or the consumer is closing; 503 {@code
- *       in_flight} with {@code Retry-After} when a copy of an event still running here outwaited
- *       {@link Builder#inFlightWait}; otherwise 200.
+ *       in_flight} with {@code Retry-After} when a copy of an event still running (here or on
+ *       another instance) outwaited {@link Builder#inFlightWait}; 503 {@code dedup_unavailable}
+ *       with {@code Retry-After} when the dedup store failed or did not answer within {@link
+ *       Builder#dedupTimeout} (nothing ran, the delivery's claims are released); otherwise 200.
  *   <li>Any other method: 405 with {@code Allow: GET, POST}.
  * </ul>
  *
@@ -122,6 +124,12 @@ public final class WebhookConsumer implements AutoCloseable {
   public static final Duration DEFAULT_IN_FLIGHT_WAIT = Duration.ofSeconds(5);
 
   /**
+   * Default {@link Builder#dedupTimeout}: 2 s, so a store that does not answer is answered 503 well
+   * inside the platform's 10 s budget.
+   */
+  public static final Duration DEFAULT_DEDUP_TIMEOUT = Duration.ofSeconds(2);
+
+  /**
    * Default {@link Builder#queueingDeadline}: 5 s, so a delivery refused for it is still answered
    * inside the platform's 10 s budget.
    */
@@ -159,9 +167,12 @@ public final class WebhookConsumer implements AutoCloseable {
     EventTypeNames names = new EventTypeNames(s.aliases);
     this.parser = new PayloadParser(s.mapperOrDefault(), names);
     Deduplicator store = s.store();
-    DedupGate gate = new DedupGate(store, s.inFlightWait);
+    DedupGate gate =
+        new DedupGate(
+            store, s.inFlightWait, s.dedupLease, s.dedupTimeout, s.failOpen, s.dedupScheduler);
     this.storeMayBlock = store.mayBlock();
     this.metrics = s.metricsBinder.metrics(gate);
+    gate.metrics(metrics);
     if (store instanceof MeteredStore metered) {
       metered.bindTo(s.metricsBinder);
     }
@@ -174,7 +185,8 @@ public final class WebhookConsumer implements AutoCloseable {
     this.acknowledgementMode =
         acknowledgement == Acknowledgement.ASYNCHRONOUS
             ? new AsynchronousAcknowledgement(gate, dispatcher, metrics, answers, closed, s)
-            : new SynchronousAcknowledgement(gate, dispatcher, metrics, answers, handOff);
+            : new SynchronousAcknowledgement(
+                gate, dispatcher, metrics, answers, handOff, s.listenersNonBlocking);
     this.listenersNonBlocking = s.listenersNonBlocking;
     this.listenerCount = s.routes.size();
   }
@@ -237,11 +249,16 @@ public final class WebhookConsumer implements AutoCloseable {
     }
     if (executor != null && storeMayBlock) {
       // The store may do I/O: ask it from the executor, not from this thread, in either mode.
+      // Listeners then run on that worker too; a store that answers later resumes on the executor
+      // instead of holding the worker while it waits.
       return handOff.run(
-          executor, start, () -> acknowledgementMode.acknowledge(events, start, null), List.of());
+          executor,
+          start,
+          () -> acknowledgementMode.acknowledge(events, start, null, executor),
+          List.of());
     }
     try {
-      return acknowledgementMode.acknowledge(events, start, executor);
+      return acknowledgementMode.acknowledge(events, start, executor, executor);
     } catch (RuntimeException storeFailure) {
       return CompletableFuture.completedFuture(answers.internalError(storeFailure, start));
     }
@@ -431,10 +448,14 @@ public final class WebhookConsumer implements AutoCloseable {
 
     /**
      * Records the meters {@code webhook.deliveries}, {@code webhook.events}, {@code webhook.crc},
-     * {@code webhook.delivery.latency}, {@code webhook.duplicates.waiting} and the dedup cache's
-     * statistics ({@code webhook.dedup}) in this registry. Without it nothing is recorded and
-     * Micrometer need not be present. The {@code type} tag of {@code webhook.events} takes at most
-     * {@link WebhookConsumer#MAX_TYPE_TAGS} values, then {@link WebhookConsumer#OTHER_TYPE_TAG}.
+     * {@code webhook.delivery.latency}, {@code webhook.duplicates.waiting}, the dedup meters
+     * ({@code webhook.dedup.store}, a timer tagged {@code operation} and {@code outcome} for stores
+     * that {@linkplain Deduplicator#mayBlock() may block}; the counters {@code
+     * webhook.dedup.running.elsewhere}, {@code webhook.dedup.lease.expired} and {@code
+     * webhook.dedup.fail.open}) and the in-memory store's cache meters ({@code cache.*} with {@code
+     * cache=webhook.dedup}) in this registry. Without it nothing is recorded and Micrometer need
+     * not be present. The {@code type} tag of {@code webhook.events} takes at most {@link
+     * WebhookConsumer#MAX_TYPE_TAGS} values, then {@link WebhookConsumer#OTHER_TYPE_TAG}.
      */
     public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
       settings.metricsBinder = new MicrometerBinder(Objects.requireNonNull(registry, "registry"));
@@ -466,14 +487,64 @@ public final class WebhookConsumer implements AutoCloseable {
     }
 
     /**
-     * Synchronous mode: how long a copy of an event that is still running in this process waits for
-     * the original's outcome (default {@link WebhookConsumer#DEFAULT_IN_FLIGHT_WAIT}, 5 s). After
-     * that the copy is answered 503 {@code {"error":"in_flight",...}} with {@code Retry-After}, so
-     * the platform retries it instead of timing out; the original goes on. Keep it below the
-     * platform's 10 s answer budget.
+     * How long a copy of an event that is still running waits for the original's outcome (default
+     * {@link WebhookConsumer#DEFAULT_IN_FLIGHT_WAIT}, 5 s). A copy of an event running in this
+     * process (synchronous mode) waits for the original itself; a copy whose original runs on
+     * another instance sharing the {@link Deduplicator} asks the store again after 50 ms, then
+     * after pauses doubling up to 500 ms, holding no thread. If the original is done, the copy is
+     * answered 200 {@code duplicate}; if its claim was released, the copy claims and runs it; if it
+     * is still running when the wait ends, the copy is answered 503 {@code
+     * {"error":"in_flight",...}} with {@code Retry-After}, so the platform retries it instead of
+     * timing out. A copy is never answered 200 while its original's outcome is unknown.
+     *
+     * @throws IllegalArgumentException unless positive and below the platform's 10 s answer budget
      */
     public Builder inFlightWait(Duration wait) {
       settings.inFlightWait(wait);
+      return this;
+    }
+
+    /**
+     * How long a claim holds an event if its owner never ends it, e.g. because the process died
+     * (default {@link Deduplicator#DEFAULT_LEASE}, 30 s). After it, a copy (the platform's retry)
+     * claims and runs the event. While listeners run past half the lease, the owner renews it. If
+     * it still runs out before the event is marked done (the store was unreachable for the
+     * renewals), {@code webhook.dedup.lease.expired} counts it and a WARN says another copy may
+     * have run it too.
+     */
+    public Builder dedupLease(Duration lease) {
+      settings.dedupLease(lease);
+      return this;
+    }
+
+    /**
+     * Bound on each call to the dedup store (default {@link WebhookConsumer#DEFAULT_DEDUP_TIMEOUT},
+     * 2 s). A claim that fails or is not answered in time is answered 503 {@code
+     * {"error":"dedup_unavailable",...}} with {@code Retry-After}: no listener of that delivery
+     * runs and its claims are released (unless {@link #failOpen}). A {@code markDone} or {@code
+     * release} that fails or times out is logged; the answer already decided stands.
+     *
+     * @throws IllegalArgumentException unless positive and below the platform's 10 s answer budget
+     */
+    public Builder dedupTimeout(Duration timeout) {
+      settings.dedupTimeout(timeout);
+      return this;
+    }
+
+    /**
+     * When the dedup store cannot be asked about an event (it failed or timed out), run the event's
+     * listeners anyway, without dedup, instead of answering 503 {@code dedup_unavailable}. Each
+     * such event counts in {@code webhook.dedup.fail.open} and logs a WARN; a copy of it may run
+     * too. Off by default: failing closed lets the platform's retry come back once the store does.
+     */
+    public Builder failOpen(boolean failOpen) {
+      settings.failOpen = failOpen;
+      return this;
+    }
+
+    /** Tests only: the scheduler that polls for copies and renews leases. */
+    Builder dedupScheduler(java.util.concurrent.ScheduledExecutorService scheduler) {
+      settings.dedupScheduler = Objects.requireNonNull(scheduler, "scheduler");
       return this;
     }
 

@@ -135,7 +135,7 @@ final class ClaimAlwaysEndsTest {
   }
 
   @Test
-  void store_markDoneThrowsMidBatch_restOfBatchRunsAndEveryClaimEnds() throws Exception {
+  void store_markDoneFailsMidBatch_answeredAsDecidedAndEveryClaimEnds() throws Exception {
     TestStore store = new TestStore();
     store.failMarkDone = key -> key.endsWith(":b");
     WebhookConsumer consumer =
@@ -147,7 +147,9 @@ final class ClaimAlwaysEndsTest {
             .build();
     WebhookRequest batch = signed(SECRET, BATCH);
     WebhookResponse first = answerSoon(consumer, batch);
-    assertThat(first.status()).isEqualTo(500);
+    // Every listener succeeded: a store that fails to remember it is logged, never turned into a
+    // failure the platform would retry.
+    assertThat(first.status()).isEqualTo(200);
     assertThat(seen).containsExactly("a", "b", "c");
     assertThat(store.done).hasSize(2).noneMatch(k -> k.endsWith(":b"));
     // a and c are done; b's markDone failed, so the store still holds b's claim until its lease
@@ -160,7 +162,7 @@ final class ClaimAlwaysEndsTest {
   }
 
   @Test
-  void store_releaseThrowsMidBatch_otherFailedItemsStillReleased() throws Exception {
+  void store_releaseFailsMidBatch_otherFailedItemsStillReleased() throws Exception {
     TestStore store = new TestStore();
     store.failRelease = key -> key.endsWith(":b");
     AtomicInteger failuresLeft = new AtomicInteger(3);
@@ -208,11 +210,15 @@ final class ClaimAlwaysEndsTest {
     try {
       WebhookRequest delivery = signed(SECRET, envelope("as", "post.create"));
       assertThat(answerSoon(consumer, delivery).status()).isEqualTo(200);
+      // The StackOverflowError is meant to end the queue thread: Awaitility would otherwise fail
+      // the wait with it whenever it lands during the wait.
       org.awaitility.Awaitility.await()
+          .dontCatchUncaughtExceptions()
           .atMost(java.time.Duration.ofSeconds(5))
           .until(() -> calls.get() == 1);
       // Released once the listener failed: the redelivery is queued and runs.
       org.awaitility.Awaitility.await()
+          .dontCatchUncaughtExceptions()
           .atMost(java.time.Duration.ofSeconds(5))
           .untilAsserted(
               () -> {

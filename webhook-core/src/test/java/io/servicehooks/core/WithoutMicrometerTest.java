@@ -23,7 +23,13 @@ final class WithoutMicrometerTest {
       String json = Fixtures.envelope("1", "post.create");
       int crc = consumer.handle(WebhookRequest.get("crc_token=abc")).join().status();
       int delivery = consumer.handle(Fixtures.signed("s", json)).join().status();
-      return crc + "," + delivery;
+      // The dedup paths that count (running elsewhere, fail closed) record nothing here.
+      TestStore store = new TestStore(true);
+      store.claimOverride = key -> TestStore.failure("down");
+      WebhookConsumer failing =
+          WebhookConsumer.builder().consumerSecrets("s").deduplicator(store).build();
+      int unavailable = failing.handle(Fixtures.signed("s", json)).join().status();
+      return crc + "," + delivery + "," + unavailable;
     }
   }
 
@@ -35,7 +41,7 @@ final class WithoutMicrometerTest {
       @SuppressWarnings("unchecked")
       Supplier<String> probe =
           (Supplier<String>) loader.loadClass(Probe.class.getName()).getConstructor().newInstance();
-      assertThat(probe.get()).isEqualTo("200,200");
+      assertThat(probe.get()).isEqualTo("200,200,503");
     }
   }
 

@@ -266,7 +266,7 @@ public final class RedisDeduplicator implements Deduplicator, AutoCloseable {
         n -> {
           boolean owns = n != null && n == 1L;
           if (!owns) {
-            LOG.debug("{} of {}: the token no longer owns the key", operation, redisKey);
+            LOG.debug("{} of {}: the token no longer owns the key", operation, printable(redisKey));
           }
           return owns;
         });
@@ -288,7 +288,9 @@ public final class RedisDeduplicator implements Deduplicator, AutoCloseable {
       return Claim.runningElsewhere(pttl > 0 ? Duration.ofMillis(pttl) : Duration.ZERO);
     }
     throw new IllegalStateException(
-        "key " + redisKey + " holds a value this store did not write; is the prefix shared?");
+        "key "
+            + printable(redisKey)
+            + " holds a value this store did not write; is the prefix used by something else?");
   }
 
   private <T> CompletableFuture<T> run(
@@ -319,6 +321,20 @@ public final class RedisDeduplicator implements Deduplicator, AutoCloseable {
     // stage fails shortly after the command time-out either way.
     return call.orTimeout(commandTimeout.plus(BACKSTOP_MARGIN).toMillis(), TimeUnit.MILLISECONDS)
         .exceptionallyCompose(e -> CompletableFuture.failedFuture(safe(unwrap(e))));
+  }
+
+  /** {@code text} with control characters escaped, so an event id cannot forge a log line. */
+  static String printable(String text) {
+    StringBuilder out = new StringBuilder(text.length());
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (Character.isISOControl(c)) {
+        out.append(String.format("\\u%04x", (int) c));
+      } else {
+        out.append(c);
+      }
+    }
+    return out.toString();
   }
 
   private String newToken() {

@@ -145,6 +145,12 @@ final class RedisDeduplicatorTest {
   }
 
   @Test
+  void keyInLogsAndErrors_controlCharactersEscaped() {
+    assertThat(RedisDeduplicator.printable("p:{e:1\nERROR forged}"))
+        .isEqualTo("p:{e:1\\u000aERROR forged}");
+  }
+
+  @Test
   void prefixes_separateNamespaces_doNotSeeEachOther() throws Exception {
     try (TestRedis other = TestRedis.shared();
         RedisDeduplicator otherStore = other.store().build()) {

@@ -1,0 +1,99 @@
+package io.servicehooks.core;
+
+import static io.servicehooks.core.Fixtures.SECRET;
+import static io.servicehooks.core.Fixtures.envelope;
+import static io.servicehooks.core.Fixtures.signed;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 11, point 6 (core side): {@code webhook.dedup.store} times every call to a store that may
+ * block, tagged by operation and outcome; the in-memory store is not timed.
+ */
+final class DedupMetricsTest {
+
+  private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
+  private long count(String operation, String outcome) {
+    var timer =
+        registry
+            .find("webhook.dedup.store")
+            .tag("operation", operation)
+            .tag("outcome", outcome)
+            .timer();
+    return timer == null ? 0 : timer.count();
+  }
+
+  private WebhookConsumer consumer(Deduplicator store) {
+    return WebhookConsumer.builder()
+        .consumerSecrets(SECRET)
+        .deduplicator(store)
+        .meterRegistry(registry)
+        .dedupTimeout(Duration.ofMillis(200))
+        .inFlightWait(Duration.ofMillis(100))
+        .on("post.create", e -> {})
+        .build();
+  }
+
+  @Test
+  void blockingStore_callsTimedByOperationAndOutcome() {
+    TestStore store = new TestStore(true);
+    WebhookConsumer consumer = consumer(store);
+
+    consumer.handle(signed(SECRET, envelope("1", "post.create"))).join();
+    consumer.handle(signed(SECRET, envelope("1", "post.create"))).join();
+    store.claimElsewhere("e:2");
+    consumer.handle(signed(SECRET, envelope("2", "post.create"))).join();
+    store.claimOverride = key -> TestStore.failure("down");
+    consumer.handle(signed(SECRET, envelope("3", "post.create"))).join();
+    store.claimOverride = key -> TestStore.hang();
+    consumer.handle(signed(SECRET, envelope("4", "post.create"))).join();
+
+    assertThat(count("claim", "claimed")).isEqualTo(1);
+    assertThat(count("done", "ok")).isEqualTo(1);
+    assertThat(count("claim", "done")).isEqualTo(1);
+    assertThat(count("claim", "running_elsewhere")).isGreaterThanOrEqualTo(2);
+    assertThat(count("claim", "error")).isEqualTo(1);
+    assertThat(count("claim", "timeout")).isEqualTo(1);
+    assertThat(registry.get("webhook.dedup.running.elsewhere").counter().count()).isEqualTo(1);
+  }
+
+  @Test
+  void blockingStore_releaseAndLostAreTagged() {
+    TestStore store = new TestStore(true);
+    WebhookConsumer consumer =
+        WebhookConsumer.builder()
+            .consumerSecrets(SECRET)
+            .deduplicator(store)
+            .meterRegistry(registry)
+            .on(
+                "post.create",
+                e -> {
+                  if (e.id().equals("1")) {
+                    throw new IllegalStateException("fails");
+                  }
+                  store.claimElsewhere(e.dedupKey());
+                })
+            .onError((e, t) -> {})
+            .build();
+    consumer.handle(signed(SECRET, envelope("1", "post.create"))).join();
+    consumer.handle(signed(SECRET, envelope("2", "post.create"))).join();
+    assertThat(count("release", "ok")).isEqualTo(1);
+    assertThat(count("done", "lost")).isEqualTo(1);
+  }
+
+  @Test
+  void inMemoryStore_notTimed_countersStillPublished() {
+    WebhookConsumer consumer =
+        WebhookConsumer.builder().consumerSecrets(SECRET).meterRegistry(registry).build();
+    consumer.handle(signed(SECRET, envelope("1", "post.create"))).join();
+    assertThat(registry.find("webhook.dedup.store").timers()).isEmpty();
+    assertThat(registry.get("webhook.dedup.running.elsewhere").counter().count()).isZero();
+    assertThat(registry.get("webhook.dedup.lease.expired").counter().count()).isZero();
+    assertThat(registry.get("cache.puts").tag("cache", "webhook.dedup").functionCounter().count())
+        .isEqualTo(2); // claimed, then marked done
+  }
+}
