@@ -3,6 +3,7 @@ package io.servicehooks.cli;
 import io.servicehooks.registration.WebhookApiException;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.time.Clock;
 import java.util.Map;
 import java.util.Objects;
 import picocli.CommandLine;
@@ -39,8 +40,16 @@ public final class ServicehooksCli {
    * CommandLine#setOut} and {@link CommandLine#setErr}.
    */
   public static CommandLine commandLine(Map<String, String> environment) {
+    return commandLine(environment, Clock.systemUTC());
+  }
+
+  /**
+   * Like {@link #commandLine(Map)}, with {@code clock} as "now" (tests move it with a simulator).
+   */
+  static CommandLine commandLine(Map<String, String> environment, Clock clock) {
     Objects.requireNonNull(environment, "environment");
-    CommandLine commandLine = new CommandLine(new TopCommand(Map.copyOf(environment)));
+    Objects.requireNonNull(clock, "clock");
+    CommandLine commandLine = new CommandLine(new TopCommand(Map.copyOf(environment), clock));
     commandLine.setExecutionExceptionHandler(ServicehooksCli::handleFailure);
     return commandLine;
   }

@@ -3,6 +3,7 @@ package io.servicehooks.cli;
 import io.servicehooks.registration.WebhookClient;
 import java.io.PrintWriter;
 import java.net.URI;
+import java.time.Clock;
 import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -46,6 +47,7 @@ final class TopCommand implements Runnable {
   static final String DEFAULT_BASE_URL = "https://api.example.com";
 
   private final Map<String, String> environment;
+  private final Clock clock;
 
   @Spec CommandSpec spec;
 
@@ -63,8 +65,9 @@ final class TopCommand implements Runnable {
           "Platform API address; default $SERVICE_API_BASE_URL, else " + DEFAULT_BASE_URL + ".")
   String baseUrl;
 
-  TopCommand(Map<String, String> environment) {
+  TopCommand(Map<String, String> environment, Clock clock) {
     this.environment = environment;
+    this.clock = clock;
   }
 
   @Override
@@ -75,6 +78,11 @@ final class TopCommand implements Runnable {
   String env(String name) {
     String value = environment.get(name);
     return value == null || value.isBlank() ? null : value.trim();
+  }
+
+  /** "Now" for relative options such as {@code replay --since}. */
+  Clock clock() {
+    return clock;
   }
 
   PrintWriter out() {

@@ -2,10 +2,13 @@ package io.servicehooks.cli;
 
 import io.servicehooks.registration.WebhookClient;
 import java.io.IOException;
+import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
@@ -90,25 +93,65 @@ final class WebhooksCommand implements Runnable {
   @Command(
       name = "replay",
       mixinStandardHelpOptions = true,
-      description = "Deliver again the events of a window within the last 24 hours.")
+      description = {
+        "Deliver again the events of a window within the last 24 hours: --from and --to, or"
+            + " --since for the window that ends now.",
+        "The platform takes whole minutes (yyyyMMddHHmm, UTC) and includes the --to minute."
+      })
   int replay(
       @Parameters(paramLabel = "ID", description = "webhook id") String id,
       @Option(
               names = "--from",
-              required = true,
               paramLabel = "TIME",
               converter = InstantConverter.class,
               description = "window start: ISO-8601 (2026-03-01T12:00:00Z) or yyyyMMddHHmm in UTC")
           Instant from,
       @Option(
               names = "--to",
-              required = true,
               paramLabel = "TIME",
               converter = InstantConverter.class,
               description = "window end, same formats")
-          Instant to)
+          Instant to,
+      @Option(
+              names = "--since",
+              paramLabel = "DURATION",
+              converter = SinceConverter.class,
+              description =
+                  "window from DURATION ago to now, instead of --from and --to: a whole number"
+                      + " and s, m, h or d (30m, 90m, 2h, 1d), at most 24h; the start is rounded"
+                      + " down to its minute, but never before the oldest minute still replayable")
+          Duration since)
       throws IOException {
+    Instant now = top.clock().instant();
+    if (since != null) {
+      if (from != null || to != null) {
+        throw usage("give either --since or --from and --to, not both");
+      }
+      from = sinceStart(now, since);
+      to = now;
+    } else if (from == null || to == null) {
+      throw usage("give --from and --to, or --since (such as --since 30m)");
+    }
     top.output().replayJob(top.client(false).replay(id, from, to));
     return ServicehooksCli.EXIT_OK;
+  }
+
+  /**
+   * The start of the window {@code since} before {@code now}: rounded down to its minute, so the
+   * whole span is asked for, but never before the oldest whole minute within the replay reach, so
+   * {@code --since 24h} is still inside the reach when the request arrives moments later.
+   */
+  static Instant sinceStart(Instant now, Duration since) {
+    Instant start = now.minus(since).truncatedTo(ChronoUnit.MINUTES);
+    Instant reach = now.minus(SinceConverter.REPLAY_REACH);
+    Instant oldest = reach.truncatedTo(ChronoUnit.MINUTES);
+    if (oldest.isBefore(reach)) {
+      oldest = oldest.plus(1, ChronoUnit.MINUTES);
+    }
+    return start.isBefore(oldest) ? oldest : start;
+  }
+
+  private ParameterException usage(String message) {
+    return new ParameterException(spec.commandLine().getSubcommands().get("replay"), message);
   }
 }

@@ -2,6 +2,7 @@ package io.servicehooks.cli;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.time.Clock;
 import java.util.Map;
 import picocli.CommandLine;
 
@@ -19,9 +20,14 @@ final class Cli {
   private Cli() {}
 
   static Run run(Map<String, String> environment, String... args) {
+    return run(environment, Clock.systemUTC(), args);
+  }
+
+  /** Like {@link #run(Map, String...)}, with {@code clock} as the command line's "now". */
+  static Run run(Map<String, String> environment, Clock clock, String... args) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
-    CommandLine commandLine = ServicehooksCli.commandLine(environment);
+    CommandLine commandLine = ServicehooksCli.commandLine(environment, clock);
     commandLine.setOut(new PrintWriter(out, true));
     commandLine.setErr(new PrintWriter(err, true));
     int exitCode = commandLine.execute(args);

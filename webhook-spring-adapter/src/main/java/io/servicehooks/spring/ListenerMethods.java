@@ -33,19 +33,7 @@ final class ListenerMethods {
   static void register(
       ConfigurableListableBeanFactory beanFactory, WebhookConsumer.Builder builder) {
     for (String name : beanFactory.getBeanNamesForType(Object.class, false, false)) {
-      if (ScopedProxyUtils.isScopedTarget(name)) {
-        continue;
-      }
-      Class<?> type = targetType(beanFactory, name);
-      if (type == null || !AnnotationUtils.isCandidateClass(type, OnWebhookEvent.class)) {
-        continue;
-      }
-      Map<Method, OnWebhookEvent> methods =
-          MethodIntrospector.selectMethods(
-              type,
-              (MethodIntrospector.MetadataLookup<OnWebhookEvent>)
-                  method ->
-                      AnnotatedElementUtils.findMergedAnnotation(method, OnWebhookEvent.class));
+      Map<Method, OnWebhookEvent> methods = annotatedMethods(beanFactory, name);
       if (methods.isEmpty()) {
         continue;
       }
@@ -53,6 +41,30 @@ final class ListenerMethods {
       Object bean = beanFactory.getBean(name);
       methods.forEach((method, annotation) -> add(builder, bean, method, annotation));
     }
+  }
+
+  /** The annotated methods of the singleton beans, described; no bean is created for it. */
+  static List<String> find(ConfigurableListableBeanFactory beanFactory) {
+    List<String> found = new ArrayList<>();
+    for (String name : beanFactory.getBeanNamesForType(Object.class, false, false)) {
+      annotatedMethods(beanFactory, name).keySet().forEach(method -> found.add(describe(method)));
+    }
+    return found;
+  }
+
+  private static Map<Method, OnWebhookEvent> annotatedMethods(
+      ConfigurableListableBeanFactory beanFactory, String name) {
+    if (ScopedProxyUtils.isScopedTarget(name)) {
+      return Map.of();
+    }
+    Class<?> type = targetType(beanFactory, name);
+    if (type == null || !AnnotationUtils.isCandidateClass(type, OnWebhookEvent.class)) {
+      return Map.of();
+    }
+    return MethodIntrospector.selectMethods(
+        type,
+        (MethodIntrospector.MetadataLookup<OnWebhookEvent>)
+            method -> AnnotatedElementUtils.findMergedAnnotation(method, OnWebhookEvent.class));
   }
 
   /** The patterns of an annotation, or every event when it names none. */

@@ -8,6 +8,8 @@ import io.servicehooks.core.WebhookListener;
 import io.servicehooks.registration.WebhookClient;
 import jakarta.servlet.DispatcherType;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -20,6 +22,7 @@ import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEn
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.boot.web.servlet.ServletRegistrationBean;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
@@ -100,6 +103,15 @@ public final class WebhookAutoConfiguration {
     return registration;
   }
 
+  /** The one INFO line saying where the webhook is served, once the context is refreshed. */
+  @Bean
+  WebhookServingLog webhookServingLog(
+      ApplicationContext context,
+      WebhookProperties properties,
+      ObjectProvider<WebhookConsumer> consumer) {
+    return new WebhookServingLog(context, properties.getPath(), consumer::getObject);
+  }
+
   /**
    * Writes the webhook's 400 {@code unreadable_body} answer on the error dispatch a container
    * starts when it answers a failed body read itself (Tomcat does); ahead of every other filter, so
@@ -143,10 +155,41 @@ public final class WebhookAutoConfiguration {
    * Each configured element is one whole secret (an indexed {@code consumer-secrets[0]} may hold a
    * comma); a comma-separated value was already split by Spring's binding, which keeps the empty
    * element after a trailing comma: dropped, as before.
+   *
+   * <p>An element that still holds a {@code ${...}} placeholder is refused: Spring's binding leaves
+   * a placeholder it cannot resolve as literal text, so {@code ${SERVICE_CONSUMER_SECRET}} with the
+   * variable unset would otherwise become a secret anyone can guess. Checked here, not left to the
+   * core, so that the message names the property. Only the placeholder is shown, never the rest of
+   * the value.
    */
   static List<String> consumerSecrets(List<String> configured) {
+    for (int i = 0; i < configured.size(); i++) {
+      String secret = configured.get(i);
+      Matcher placeholder = secret == null ? null : PLACEHOLDER.matcher(secret);
+      if (placeholder != null && placeholder.find()) {
+        String variable = placeholder.group(1);
+        throw new WebhookSetupException(
+            OnConsumerSecretCondition.PROPERTY
+                + "["
+                + i
+                + "] is the unresolved placeholder "
+                + placeholder.group()
+                + ": nothing named "
+                + variable
+                + " is set, and used as it is, that literal text would sign CRC answers and"
+                + " accept deliveries that anyone can sign.",
+            "Set "
+                + variable
+                + " (an environment variable or a property) to the app's consumer secret, or give "
+                + OnConsumerSecretCondition.PROPERTY
+                + " the secret itself.");
+      }
+    }
     return configured.stream().filter(s -> s != null && !s.isBlank()).toList();
   }
+
+  /** A Spring placeholder left unresolved; group 1 is the name it refers to. */
+  private static final Pattern PLACEHOLDER = Pattern.compile("\\$\\{([^}:]*)[^}]*}");
 
   static String checkedPath(String path) {
     if (path == null

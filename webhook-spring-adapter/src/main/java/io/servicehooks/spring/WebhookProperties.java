@@ -11,7 +11,9 @@ import org.springframework.util.unit.DataSize;
 
 /**
  * The {@code servicehooks.webhook.*} settings of the auto-configured webhook endpoint. Setting
- * {@code servicehooks.webhook.consumer-secrets} is what switches the endpoint on.
+ * {@code servicehooks.webhook.consumer-secrets} is what switches the endpoint on; a secret that is
+ * still an unresolved {@code ${...}} placeholder fails start-up, and so does a missing secret when
+ * the application has listeners for the endpoint.
  */
 @ConfigurationProperties("servicehooks.webhook")
 public class WebhookProperties {

@@ -11,6 +11,10 @@
  * start-up ({@link io.servicehooks.spring.RegistrationProperties}) switch on when their libraries
  * are on the class path.
  *
+ * <p>Misconfiguration is loud: a consumer secret left as an unresolved placeholder, or listeners
+ * without a secret (a misspelt property is named), fail start-up through Spring Boot's failure
+ * analysis; an endpoint that is off or served says so in one log line.
+ *
  * <p>The public types are what an application uses: the annotation, the customizer and the two
  * properties classes. Everything else is package-private.
  */

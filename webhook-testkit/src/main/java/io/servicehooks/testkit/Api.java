@@ -26,7 +26,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -44,7 +46,6 @@ final class Api {
   private static final DateTimeFormatter REPLAY_DATE =
       DateTimeFormatter.ofPattern("uuuuMMddHHmm").withResolverStyle(ResolverStyle.STRICT);
   private static final Duration RATE_WINDOW = Duration.ofMinutes(15);
-  private static final Duration REPLAY_HORIZON = Duration.ofHours(24);
   private static final String TOKEN_PREFIX = "AAAAAAAAAAAAAAAAAAAAA";
   private static final String EXPIRED_TOKEN = "Invalid or expired token.";
 
@@ -72,6 +73,8 @@ final class Api {
 
   private volatile ResponseStyle style;
   private final AtomicBoolean replayRunning = new AtomicBoolean();
+  private final AtomicInteger replayJobsToFail = new AtomicInteger();
+  private final List<ReplayRequest> replayRequests = new CopyOnWriteArrayList<>();
 
   Api(
       String apiKey,
@@ -122,6 +125,15 @@ final class Api {
         currentToken = null;
       }
     }
+  }
+
+  /** Makes the next {@code jobs} accepted replay jobs fail: nothing redelivered, Incomplete. */
+  void failNextReplayJobs(int jobs) {
+    replayJobsToFail.addAndGet(jobs);
+  }
+
+  List<ReplayRequest> replayRequests() {
+    return List.copyOf(replayRequests);
   }
 
   List<Webhook> webhooks() {
@@ -466,7 +478,7 @@ final class Api {
     if (from.isAfter(to)) {
       return badRequest("from_date must not be after to_date");
     }
-    if (from.isBefore(now.minus(REPLAY_HORIZON).truncatedTo(ChronoUnit.MINUTES))) {
+    if (from.isBefore(Deliveries.oldestReplayable(now))) {
       return badRequest("from_date must be within the last 24 hours");
     }
     if (to.isAfter(now)) {
@@ -477,10 +489,18 @@ final class Api {
           "ReplayConflictError", "A replay job is already running for this application");
     }
     String jobId = nextId();
-    log.info("replay job {} for webhook {} from {} to {}", jobId, webhook.id, from, to);
+    boolean fail = replayJobsToFail.getAndUpdate(n -> Math.max(0, n - 1)) > 0;
+    log.info(
+        "replay job {} for webhook {} from {} to {}{}",
+        jobId,
+        webhook.id,
+        from,
+        to,
+        fail ? " (will fail: simulated fault)" : "");
+    replayRequests.add(new ReplayRequest(jobId, webhook.id, from, to, now));
     // to_date names a minute: the window includes all of it.
     deliveries.replay(
-        webhook, from, to.plus(1, ChronoUnit.MINUTES), jobId, () -> replayRunning.set(false));
+        webhook, from, to.plus(1, ChronoUnit.MINUTES), jobId, fail, () -> replayRunning.set(false));
     ObjectNode job = Json.object();
     job.put("job_id", jobId);
     job.put("created_at", Webhook.TIMESTAMP.format(now));

@@ -9,9 +9,14 @@ import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.Deque;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -24,7 +29,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Signs and POSTs deliveries, retries them on the configured schedule, records every attempt and
- * keeps the log of delivered events that replay jobs draw from.
+ * keeps each webhook's delivery history (for the replay reach) that replay jobs draw from.
  */
 final class Deliveries {
 
@@ -32,8 +37,15 @@ final class Deliveries {
 
   private static final Logger log = LoggerFactory.getLogger(Deliveries.class);
 
-  /** An event as first delivered, kept for replay. */
-  private record LoggedEvent(Instant time, byte[] body) {}
+  /** How far back the platform keeps a webhook's events for replay. */
+  static final Duration REPLAY_REACH = Duration.ofHours(24);
+
+  // Upper bound on waiting for attempts to answer while the clock is stepped: an attempt ends by
+  // its own time-out, this only guards against a stuck HTTP client.
+  private static final Duration ANSWER_SLACK = Duration.ofSeconds(5);
+
+  /** An event as produced for one webhook, kept for replay. */
+  private record Produced(Instant time, byte[] body) {}
 
   /** One delivery: a body bound for one webhook, retried until it succeeds or the schedule ends. */
   private static final class Delivery {
@@ -72,9 +84,13 @@ final class Deliveries {
       new PriorityQueue<>(
           Comparator.comparing(PendingRetry::due).thenComparingLong(PendingRetry::order));
   private long retryOrder;
-  private final List<LoggedEvent> eventLog = new ArrayList<>();
+  // Guarded by itself: webhook id to its events, oldest first.
+  private final Map<String, Deque<Produced>> history = new HashMap<>();
+  private final AtomicLong dropped = new AtomicLong();
   private final Object idle = new Object();
-  private int inFlight;
+  private int inFlight; // guarded by idle
+  private final Object answers = new Object();
+  private int attemptsInFlight; // guarded by answers
 
   Deliveries(
       HttpClient client,
@@ -93,24 +109,70 @@ final class Deliveries {
     this.retriesOnSimulatorClock = retriesOnSimulatorClock;
   }
 
-  /** Remembers an event for later replay, stamped with the simulator's current time. */
-  void log(byte[] body) {
-    synchronized (eventLog) {
-      eventLog.add(new LoggedEvent(clock.now(), body));
+  /**
+   * Adds an event produced now for {@code webhook} to its history, whether or not it will be
+   * delivered, and forgets the events that fell out of the replay reach.
+   */
+  void remember(Webhook webhook, byte[] body) {
+    Instant now = clock.now();
+    synchronized (history) {
+      history.computeIfAbsent(webhook.id, id -> new ArrayDeque<>()).add(new Produced(now, body));
+      prune(now);
     }
   }
 
-  /** Events first delivered in {@code [from, toExclusive)}, oldest first. */
-  List<byte[]> loggedBetween(Instant from, Instant toExclusive) {
+  /** Forgets, for every webhook, the events produced before the replay reach. */
+  void prune() {
+    synchronized (history) {
+      prune(clock.now());
+    }
+  }
+
+  // Caller holds history. Keeps the whole oldest minute a replay may still name.
+  private void prune(Instant now) {
+    Instant oldest = oldestReplayable(now);
+    for (Deque<Produced> events : history.values()) {
+      while (!events.isEmpty() && events.peekFirst().time().isBefore(oldest)) {
+        events.pollFirst();
+      }
+    }
+  }
+
+  /** The start of the oldest minute a replay may ask for at {@code now}. */
+  static Instant oldestReplayable(Instant now) {
+    return now.minus(REPLAY_REACH).truncatedTo(ChronoUnit.MINUTES);
+  }
+
+  /** The history of {@code webhookId} within the replay reach, oldest first. */
+  List<HistoryEntry> history(String webhookId) {
+    List<HistoryEntry> out = new ArrayList<>();
+    synchronized (history) {
+      prune(clock.now());
+      for (Produced e : history.getOrDefault(webhookId, new ArrayDeque<>())) {
+        out.add(
+            new HistoryEntry(webhookId, e.time(), new String(e.body(), StandardCharsets.UTF_8)));
+      }
+    }
+    return out;
+  }
+
+  /** Events produced for {@code webhookId} in {@code [from, toExclusive)}, oldest first. */
+  private List<byte[]> producedBetween(String webhookId, Instant from, Instant toExclusive) {
     List<byte[]> out = new ArrayList<>();
-    synchronized (eventLog) {
-      for (LoggedEvent e : eventLog) {
+    synchronized (history) {
+      prune(clock.now());
+      for (Produced e : history.getOrDefault(webhookId, new ArrayDeque<>())) {
         if (!e.time().isBefore(from) && e.time().isBefore(toExclusive)) {
           out.add(e.body());
         }
       }
     }
     return out;
+  }
+
+  /** How many deliveries were given up: retries exhausted, or the webhook stopped receiving. */
+  long dropped() {
+    return dropped.get();
   }
 
   /**
@@ -127,14 +189,21 @@ final class Deliveries {
   }
 
   /**
-   * Runs a replay job: redelivers the logged events of the window one after another, then sends the
-   * {@code replay_job_status} delivery and finally calls {@code onFinished}.
+   * Runs a replay job: redelivers the events produced for the webhook in the window one after
+   * another, then sends the {@code replay_job_status} delivery and finally calls {@code
+   * onFinished}. A job told to {@code fail} redelivers nothing and reports Incomplete.
    */
   void replay(
-      Webhook webhook, Instant from, Instant toExclusive, String jobId, Runnable onFinished) {
+      Webhook webhook,
+      Instant from,
+      Instant toExclusive,
+      String jobId,
+      boolean fail,
+      Runnable onFinished) {
     begin();
-    CompletableFuture<Boolean> chain = CompletableFuture.completedFuture(true);
-    for (byte[] body : loggedBetween(from, toExclusive)) {
+    List<byte[]> window = fail ? List.of() : producedBetween(webhook.id, from, toExclusive);
+    CompletableFuture<Boolean> chain = CompletableFuture.completedFuture(!fail);
+    for (byte[] body : window) {
       chain = chain.thenCompose(allOk -> start(webhook, body).thenApply(ok -> allOk && ok));
     }
     chain
@@ -148,7 +217,9 @@ final class Deliveries {
                             allOk ? "Complete" : "Incomplete",
                             allOk
                                 ? "Job completed successfully"
-                                : "Job completed; some events were not delivered")
+                                : fail
+                                    ? "Job failed (simulated fault); no events were delivered"
+                                    : "Job completed; some events were not delivered")
                         .getBytes(StandardCharsets.UTF_8)))
         .whenComplete(
             (ok, e) -> {
@@ -192,6 +263,7 @@ final class Deliveries {
           "delivery {} to webhook {} dropped: webhook is invalid or deleted",
           delivery.id,
           delivery.webhook.id);
+      dropped.incrementAndGet();
       delivery.done.complete(false);
       return;
     }
@@ -207,19 +279,33 @@ final class Deliveries {
               .build();
     } catch (IllegalArgumentException e) {
       record(delivery, number, 0, "invalid webhook url", startedAt);
+      dropped.incrementAndGet();
       delivery.done.complete(false);
       return;
     }
-    client
-        .sendAsync(request, HttpResponse.BodyHandlers.discarding())
-        .whenComplete(
-            (response, error) ->
-                finish(
-                    delivery,
-                    number,
-                    response == null ? 0 : response.statusCode(),
-                    error == null ? null : describe(error),
-                    startedAt));
+    attemptStarted();
+    try {
+      client
+          .sendAsync(request, HttpResponse.BodyHandlers.discarding())
+          .whenComplete(
+              (response, error) -> {
+                try {
+                  finish(
+                      delivery,
+                      number,
+                      response == null ? 0 : response.statusCode(),
+                      error == null ? null : describe(error),
+                      startedAt);
+                } finally {
+                  // After finish: a replay's next delivery, started by this outcome, is already
+                  // counted, so a stepped clock never sees a gap between the two.
+                  attemptAnswered();
+                }
+              });
+    } catch (RuntimeException e) {
+      attemptAnswered();
+      throw e;
+    }
   }
 
   private void finish(
@@ -244,8 +330,47 @@ final class Deliveries {
     }
   }
 
+  /**
+   * Moves the simulator's clock forward by {@code by}. With retries on the simulator's clock, it
+   * steps through the retries that come due on the way, in time order: the clock stops at each
+   * retry's due time, the retry runs, and the next step waits for its answer (bounded by the
+   * attempt time-out), so a failed retry's own next retry is scheduled from the right time and runs
+   * in the same call if it also falls before the end. One call can thus run a whole retry schedule,
+   * and a test can produce events over simulated minutes without sleeping.
+   */
+  void advance(Duration by) {
+    if (!retriesOnSimulatorClock) {
+      clock.advance(by);
+      return;
+    }
+    Instant target = clock.now().plus(by);
+    awaitAnswers();
+    while (true) {
+      Instant due;
+      synchronized (attempts) {
+        PendingRetry next = pendingRetries.peek();
+        if (next == null || next.due().isAfter(target)) {
+          break;
+        }
+        due = next.due();
+      }
+      moveClockTo(due);
+      runDueRetries();
+      awaitAnswers();
+    }
+    moveClockTo(target);
+  }
+
+  private void moveClockTo(Instant time) {
+    Duration gap = Duration.between(clock.now(), time);
+    if (gap.isNegative() || gap.isZero()) {
+      return;
+    }
+    clock.advance(gap);
+  }
+
   /** Starts the retries whose time has come on the simulator's clock, oldest first. */
-  void runDueRetries() {
+  private void runDueRetries() {
     Instant now = clock.now();
     List<PendingRetry> due = new ArrayList<>();
     synchronized (attempts) {
@@ -258,6 +383,39 @@ final class Deliveries {
     }
   }
 
+  private void attemptStarted() {
+    synchronized (answers) {
+      attemptsInFlight++;
+    }
+  }
+
+  private void attemptAnswered() {
+    synchronized (answers) {
+      attemptsInFlight--;
+      answers.notifyAll();
+    }
+  }
+
+  /** Waits until every attempt started so far has its outcome, or the bound passes. */
+  private void awaitAnswers() {
+    long deadline = System.nanoTime() + attemptTimeout.plus(ANSWER_SLACK).toNanos();
+    synchronized (answers) {
+      while (attemptsInFlight > 0) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          log.warn("{} delivery attempts still unanswered; the clock moves on", attemptsInFlight);
+          return;
+        }
+        try {
+          TimeUnit.NANOSECONDS.timedWait(answers, left);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+      }
+    }
+  }
+
   private void retryOrGiveUp(Delivery delivery, int failedAttempt) {
     if (failedAttempt > retrySchedule.size()) {
       log.info(
@@ -265,6 +423,7 @@ final class Deliveries {
           delivery.id,
           delivery.webhook.id,
           failedAttempt);
+      dropped.incrementAndGet();
       delivery.done.complete(false);
       return;
     }

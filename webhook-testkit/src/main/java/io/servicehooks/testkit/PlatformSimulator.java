@@ -210,7 +210,11 @@ public final class PlatformSimulator implements AutoCloseable {
   }
 
   /**
-   * Signs {@code body} (UTF-8) and POSTs it to every valid webhook, retrying on the schedule.
+   * Produces an event: adds {@code body} (UTF-8) to the delivery history of every registered
+   * webhook at the simulator's current time, then signs and POSTs it to every valid webhook,
+   * retrying on the schedule and dropping it when the retries are exhausted, as the platform does.
+   * Only a replay brings a dropped event back; a webhook that is invalid now keeps the event in its
+   * history too.
    *
    * @return the number of deliveries started (one per valid webhook)
    */
@@ -238,9 +242,10 @@ public final class PlatformSimulator implements AutoCloseable {
       throw new IllegalArgumentException("copies must be at least 1 but was " + copies);
     }
     byte[] bytes = body.clone();
-    deliveries.log(bytes);
     int started = 0;
     for (Webhook webhook : api.webhooks()) {
+      // Duplicates are one event delivered several times: the history holds it once.
+      deliveries.remember(webhook, bytes);
       if (!webhook.receivesDeliveries()) {
         continue;
       }
@@ -260,6 +265,46 @@ public final class PlatformSimulator implements AutoCloseable {
   }
 
   /**
+   * The events produced for {@code webhookId} within the replay reach (24 hours back from {@link
+   * #now()}, to the start of that minute), oldest first, whether or not they were delivered. Older
+   * events are forgotten, as on the platform; a replay window selects on {@link
+   * HistoryEntry#producedAt()}.
+   */
+  public List<HistoryEntry> deliveryHistory(String webhookId) {
+    return deliveries.history(Objects.requireNonNull(webhookId, "webhookId"));
+  }
+
+  /**
+   * How many deliveries the simulator gave up on so far, as the platform does: every attempt failed
+   * (connection refused, a non-2xx answer, a time-out) until the retry schedule ended, or the
+   * webhook became invalid or was deleted before a retry. Replay redeliveries and {@code
+   * replay_job_status} deliveries count too. A dropped event stays in the {@link #deliveryHistory
+   * history}.
+   */
+  public long droppedEvents() {
+    return deliveries.dropped();
+  }
+
+  /** Every replay job accepted so far, in the order requested; an immutable snapshot. */
+  public List<ReplayRequest> replayRequests() {
+    return api.replayRequests();
+  }
+
+  /**
+   * Fault injection for replay: each of the next {@code jobs} accepted replay jobs redelivers none
+   * of its events and ends with a {@code replay_job_status} of {@code Incomplete}. Jobs after them
+   * run normally.
+   *
+   * @throws IllegalArgumentException when {@code jobs} is below 1
+   */
+  public void failNextReplayJobs(int jobs) {
+    if (jobs < 1) {
+      throw new IllegalArgumentException("jobs must be at least 1 but was " + jobs);
+    }
+    api.failNextReplayJobs(jobs);
+  }
+
+  /**
    * Waits until no delivery, retry or replay job is in flight.
    *
    * @return false when {@code timeout} passed first
@@ -270,16 +315,26 @@ public final class PlatformSimulator implements AutoCloseable {
 
   /**
    * Moves the simulator's clock forward, then runs, synchronously, the periodic check of every
-   * webhook whose check has come due (one re-check interval after its last check). With {@link
-   * Builder#retriesOnSimulatorClock(boolean)}, it also starts the delivery retries that came due.
+   * webhook whose check has come due (one re-check interval after its last check), and forgets the
+   * history that fell out of the replay reach.
+   *
+   * <p>With {@link Builder#retriesOnSimulatorClock(boolean)}, it also runs the delivery retries
+   * that come due on the way, in time order: it first waits for the answers of the attempts already
+   * started, then stops the clock at each retry's due time, runs it and waits for its answer
+   * (bounded by the {@linkplain Builder#deliveryTimeout delivery time-out}) before going on. A
+   * failed retry's next retry is thus scheduled from its own time and runs in the same call when it
+   * also falls within {@code by}; an event whose last retry fails is dropped. So a test can produce
+   * events over 30 simulated minutes while the consumer is down, quickly: {@code deliver(...)} then
+   * {@code advance(ofMinutes(1))}, thirty times, then {@code advance(ofMinutes(5))} for the last
+   * retries (3 s, 27 s and 242 s by default).
    */
   public void advance(Duration by) {
     Objects.requireNonNull(by, "by");
     if (by.isNegative()) {
       throw new IllegalArgumentException("by must not be negative but was " + by);
     }
-    clock.advance(by);
-    deliveries.runDueRetries();
+    deliveries.advance(by);
+    deliveries.prune();
     Instant now = clock.now();
     List<Webhook> due = new ArrayList<>();
     for (Webhook webhook : api.webhooks()) {

@@ -5,9 +5,11 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
 
 /**
  * A webhook bot on Spring Boot: the servicehooks auto-configuration serves the webhook at {@code
- * /webhooks} and routes events to the {@link BotListeners}. Configured by the environment: {@code
- * SERVICE_CONSUMER_SECRET} (comma-separated, the first current) and {@code PORT} (default 8080).
- * Health is at {@code /actuator/health}, Prometheus metrics at {@code /actuator/prometheus}.
+ * /webhooks} and routes events to the {@link BotListeners}; {@link SecurityConfiguration} opens the
+ * webhook, health and metrics and secures the rest. Configured by the environment: {@code
+ * SERVICE_CONSUMER_SECRET} (comma-separated, the first current; without it the application refuses
+ * to start) and {@code PORT} (default 8080). Health is at {@code /actuator/health}, Prometheus
+ * metrics at {@code /actuator/prometheus}.
  *
  * <pre>{@code
  * SERVICE_CONSUMER_SECRET=my-consumer-secret PORT=8080 java -jar servicehooks-spring-bot.jar
@@ -16,16 +18,8 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
 @SpringBootApplication
 public class SpringBotApplication {
 
-  /** Starts the bot; refuses to start without a consumer secret, since it could verify nothing. */
+  /** Starts the bot. */
   public static void main(String[] args) {
-    String secrets = System.getenv("SERVICE_CONSUMER_SECRET");
-    if ((secrets == null || secrets.isBlank())
-        && System.getProperty("servicehooks.webhook.consumer-secrets") == null) {
-      System.err.println(
-          "SERVICE_CONSUMER_SECRET is not set: give the app's consumer secret "
-              + "(comma-separated for rotation, the current one first).");
-      System.exit(2);
-    }
     SpringApplication.run(SpringBotApplication.class, args);
   }
 }
