@@ -16,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -239,9 +240,9 @@ final class WebhookRedisAutoConfigurationTest {
                         "io.servicehooks:webhook-redis is not on the class path"));
   }
 
-  @Test
-  void metadata_defaultsAreTheStoresDefaults() throws Exception {
-    Map<String, JsonNode> defaults = new HashMap<>();
+  /** Every property in this module's generated metadata, by name. */
+  private Map<String, JsonNode> metadata() throws Exception {
+    Map<String, JsonNode> properties = new HashMap<>();
     ObjectMapper mapper = new ObjectMapper();
     for (URL file :
         Collections.list(
@@ -250,12 +251,36 @@ final class WebhookRedisAutoConfigurationTest {
                 .getResources("META-INF/spring-configuration-metadata.json"))) {
       try (InputStream in = file.openStream()) {
         for (JsonNode property : mapper.readTree(in).path("properties")) {
-          if (property.has("defaultValue")) {
-            defaults.put(property.path("name").asText(), property.path("defaultValue"));
-          }
+          properties.put(property.path("name").asText(), property);
         }
       }
     }
+    return properties;
+  }
+
+  @Test
+  void metadata_everyServicehooksPropertyIsKnownToTheMisspellingCheck() throws Exception {
+    List<String> names =
+        metadata().keySet().stream().filter(n -> n.startsWith("servicehooks.")).toList();
+    assertThat(names)
+        .contains(
+            "servicehooks.webhook.dedup.redis.enabled",
+            "servicehooks.webhook.dedup.redis.url",
+            "servicehooks.webhook.dedup.redis.prefix",
+            "servicehooks.webhook.dedup.redis.command-timeout");
+    assertThat(UnknownProperties.KNOWN).containsAll(names);
+  }
+
+  @Test
+  void metadata_defaultsAreTheStoresDefaults() throws Exception {
+    Map<String, JsonNode> defaults = new HashMap<>();
+    metadata()
+        .forEach(
+            (name, property) -> {
+              if (property.has("defaultValue")) {
+                defaults.put(name, property.path("defaultValue"));
+              }
+            });
     assertThat(defaults.get("servicehooks.webhook.dedup.redis.prefix").asText())
         .isEqualTo(RedisDeduplicator.DEFAULT_PREFIX);
     assertThat(
