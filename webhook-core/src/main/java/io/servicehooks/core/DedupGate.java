@@ -541,9 +541,11 @@ final class DedupGate {
       answer = answer.copy().orTimeout(timeoutNanos, TimeUnit.NANOSECONDS);
     }
     if (timed) {
-      answer.whenComplete(
-          (value, failure) ->
-              metrics.storeCall(operation, outcome(value, failure), System.nanoTime() - begin));
+      // Returned, so whoever reads the answer sees it already counted.
+      answer =
+          answer.whenComplete(
+              (value, failure) ->
+                  metrics.storeCall(operation, outcome(value, failure), System.nanoTime() - begin));
     }
     return answer;
   }

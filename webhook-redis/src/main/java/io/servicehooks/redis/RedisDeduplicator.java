@@ -76,7 +76,10 @@ public final class RedisDeduplicator implements Deduplicator, AutoCloseable {
   /** Default time-out of a TCP connect to Redis (and of each reconnect attempt). */
   public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(5);
 
-  /** Upper bound of the command and connect time-outs: the platform gives up after 10 s. */
+  /**
+   * The command and connect time-outs must stay below this: the platform gives up on a delivery
+   * after 10 s.
+   */
   public static final Duration MAX_TIMEOUT = Duration.ofSeconds(10);
 
   private static final Logger LOG = LoggerFactory.getLogger(RedisDeduplicator.class);
@@ -454,7 +457,7 @@ public final class RedisDeduplicator implements Deduplicator, AutoCloseable {
 
     /**
      * How long a call waits for Redis before it fails and the delivery is answered 503 (default 2
-     * s; at most {@link RedisDeduplicator#MAX_TIMEOUT}).
+     * s; below {@link RedisDeduplicator#MAX_TIMEOUT}).
      */
     public Builder commandTimeout(Duration timeout) {
       this.commandTimeout = bounded(timeout, "commandTimeout");
@@ -462,7 +465,7 @@ public final class RedisDeduplicator implements Deduplicator, AutoCloseable {
     }
 
     /**
-     * Time-out of a TCP connect, also of each reconnect attempt (default 5 s; at most {@link
+     * Time-out of a TCP connect, also of each reconnect attempt (default 5 s; below {@link
      * RedisDeduplicator#MAX_TIMEOUT}). Ignored for a caller's own client.
      */
     public Builder connectTimeout(Duration timeout) {
@@ -546,8 +549,8 @@ public final class RedisDeduplicator implements Deduplicator, AutoCloseable {
 
     private static Duration bounded(Duration d, String what) {
       millis(d, what);
-      if (d.compareTo(MAX_TIMEOUT) > 0) {
-        throw new IllegalArgumentException(what + " must be at most " + MAX_TIMEOUT + ": " + d);
+      if (d.compareTo(MAX_TIMEOUT) >= 0) {
+        throw new IllegalArgumentException(what + " must be below " + MAX_TIMEOUT + ": " + d);
       }
       return d;
     }

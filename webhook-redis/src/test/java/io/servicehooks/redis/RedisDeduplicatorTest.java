@@ -208,6 +208,9 @@ final class RedisDeduplicatorTest {
     assertThatThrownBy(() -> builder.prefix(" ")).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> builder.commandTimeout(Duration.ofSeconds(60)))
         .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> builder.connectTimeout(Duration.ofSeconds(10)))
+        .isInstanceOf(IllegalArgumentException.class);
+    builder.commandTimeout(Duration.ofMillis(9_999)).connectTimeout(Duration.ofMillis(9_999));
     assertThatThrownBy(() -> builder.connectTimeout(Duration.ZERO))
         .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> builder.window(Duration.ofSeconds(-1)))

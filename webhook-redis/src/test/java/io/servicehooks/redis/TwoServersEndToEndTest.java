@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -79,6 +80,11 @@ final class TwoServersEndToEndTest {
 
   /** A server on its own store (its own connection) on {@code url} under {@code prefix}. */
   private WebhookServer server(String url, String prefix, WebhookListener listener) {
+    return server(url, prefix, listener, io.servicehooks.core.Deduplicator.DEFAULT_LEASE);
+  }
+
+  private WebhookServer server(
+      String url, String prefix, WebhookListener listener, Duration lease) {
     RedisDeduplicator store =
         RedisDeduplicator.builder(url)
             .prefix(prefix)
@@ -89,10 +95,17 @@ final class TwoServersEndToEndTest {
             .consumerSecrets(SECRET)
             .deduplicator(store)
             .inFlightWait(Duration.ofMillis(500))
+            .dedupLease(lease)
             .onAny(listener)
             .build();
     WebhookServer server =
-        closeLater(WebhookServer.builder(consumer).host("127.0.0.1").port(0).build().start());
+        closeLater(
+            WebhookServer.builder(consumer)
+                .host("127.0.0.1")
+                .port(0)
+                .shutdownTimeout(Duration.ofSeconds(3))
+                .build()
+                .start());
     // The server closes its consumer; the store is ours to close, after the server.
     resources.add(resources.size() - 1, store);
     return server;
@@ -195,15 +208,95 @@ final class TwoServersEndToEndTest {
     assertThat(last.values()).hasSize(2).allMatch(DeliveryAttempt::succeeded);
   }
 
+  @Test
+  void redisGoesAway_503DedupUnavailableAndNoListener_redisBack_handledAgain() throws Exception {
+    TestRedis.OwnServer redis = closeLater(TestRedis.startOwnServer());
+    String prefix = "servicehooks-test:outage";
+    AtomicInteger runs = new AtomicInteger();
+    WebhookServer a = server(redis.url(), prefix, event -> runs.incrementAndGet());
+    WebhookServer b = server(redis.url(), prefix, event -> runs.incrementAndGet());
+
+    String before = Events.postCreate("2244994945", "1", "before");
+    assertThat(post(a, before).statusCode()).isEqualTo(200);
+    assertThat(post(b, before).body()).contains("duplicate");
+    assertThat(runs).hasValue(1);
+
+    redis.stop();
+
+    String during = Events.postCreate("2244994945", "2", "during");
+    for (WebhookServer server : List.of(a, b, a)) {
+      long start = System.nanoTime();
+      HttpResponse<String> answer = post(server, during);
+      assertThat(answer.statusCode()).isEqualTo(503);
+      assertThat(answer.body()).contains("dedup_unavailable");
+      assertThat(answer.headers().firstValue("Retry-After")).isPresent();
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
+    }
+    assertThat(runs).as("no listener ran without dedup").hasValue(1);
+
+    redis.start();
+
+    // Both servers' stores reconnect by themselves: no restart.
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(8))
+        .pollInterval(Duration.ofMillis(200))
+        .until(() -> post(b, during).statusCode() == 200);
+    assertThat(runs).hasValue(2);
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(8))
+        .pollInterval(Duration.ofMillis(200))
+        .until(() -> post(a, during).statusCode() == 200);
+    assertThat(post(a, during).body()).contains("duplicate");
+    assertThat(runs).hasValue(2);
+  }
+
+  @Test
+  void listenerRunsPastTheLease_ownerRenewsIt_copyOnTheOtherServerDoesNotRunIt() throws Exception {
+    TestRedis redis = closeLater(TestRedis.shared());
+    Duration lease = Duration.ofMillis(600);
+    AtomicInteger runs = new AtomicInteger();
+    CountDownLatch started = new CountDownLatch(1);
+    WebhookListener slow =
+        event -> {
+          runs.incrementAndGet();
+          started.countDown();
+          Thread.sleep(1_800); // three leases
+        };
+    WebhookServer a = server(redis.url, redis.prefix, slow, lease);
+    WebhookServer b = server(redis.url, redis.prefix, slow, lease);
+    String body = Events.postCreate("2244994945", "5", "slow");
+
+    CompletableFuture<HttpResponse<String>> first = postAsync(a, body);
+    assertThat(started.await(5, TimeUnit.SECONDS)).isTrue();
+    Thread.sleep(lease.toMillis() + 300); // past the first lease: only a renewal keeps the claim
+
+    HttpResponse<String> copy = post(b, body);
+    assertThat(copy.statusCode()).isEqualTo(503);
+    assertThat(copy.body()).contains("in_flight");
+    String key = redis.prefix + ":{e:" + eventUuid(body) + "}";
+    assertThat(redis.admin().get(key)).startsWith("c:");
+
+    assertThat(first.get(8, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+    assertThat(post(b, body).body()).contains("duplicate");
+    assertThat(runs).hasValue(1);
+    assertThat(redis.admin().get(key)).isEqualTo("d");
+  }
+
+  private CompletableFuture<HttpResponse<String>> postAsync(WebhookServer server, String body) {
+    return http.sendAsync(request(server, body), HttpResponse.BodyHandlers.ofString());
+  }
+
   private HttpResponse<String> post(WebhookServer server, String body) throws Exception {
-    HttpRequest request =
-        HttpRequest.newBuilder(URI.create(url(server)))
-            .timeout(Duration.ofSeconds(8))
-            .header("Content-Type", "application/json")
-            .header(TestSigner.SIGNATURE_HEADER, TestSigner.sign(SECRET, body))
-            .POST(HttpRequest.BodyPublishers.ofString(body))
-            .build();
-    return http.send(request, HttpResponse.BodyHandlers.ofString());
+    return http.send(request(server, body), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static HttpRequest request(WebhookServer server, String body) {
+    return HttpRequest.newBuilder(URI.create(url(server)))
+        .timeout(Duration.ofSeconds(8))
+        .header("Content-Type", "application/json")
+        .header(TestSigner.SIGNATURE_HEADER, TestSigner.sign(SECRET, body))
+        .POST(HttpRequest.BodyPublishers.ofString(body))
+        .build();
   }
 
   /** Registers {@code url} as a webhook, as a client of the platform would (with its CRC). */

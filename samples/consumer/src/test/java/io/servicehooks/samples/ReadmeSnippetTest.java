@@ -12,9 +12,10 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
- * The README's Java examples are code that compiles here ({@link QuickStart}, {@link
- * PlainJavaBot}), every snippet has its imports and they name real types, and "Use it in your
- * project" gives the version the root pom builds.
+ * The README's Java examples are code that compiles here ({@link QuickStart}, {@link PlainJavaBot},
+ * {@link SeveralInstances}, the store in "Write your own store" {@link MapDeduplicator}), every
+ * snippet has its imports and they name real types, and "Use it in your project" gives the version
+ * the root pom builds.
  */
 final class ReadmeSnippetTest {
 
@@ -158,5 +159,16 @@ final class ReadmeSnippetTest {
     assertThat(readme.indexOf("## Use it in your project"))
         .as("after the first screen (demo and test commands)")
         .isGreaterThan(readme.indexOf("./mvnw -B verify"));
+  }
+
+  @Test
+  void readmeStoreExample_isMapDeduplicatorCode() throws Exception {
+    String source = Files.readString(SAMPLES.resolve("MapDeduplicator.java"));
+    String expected =
+        normalized(
+            source.substring(
+                source.indexOf("// README-STORE-BEGIN") + "// README-STORE-BEGIN".length(),
+                source.indexOf("// README-STORE-END")));
+    assertThat(normalized(readme())).contains(expected);
   }
 }
