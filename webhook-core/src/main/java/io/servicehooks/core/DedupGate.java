@@ -173,50 +173,66 @@ final class DedupGate {
    * the claims taken so far are released first, so none stays open.
    */
   CompletableFuture<List<Claim>> claimAll(List<WebhookEvent> events) {
-    List<CompletableFuture<Claim>> pending = new ArrayList<>(events.size());
+    // Each element a Claim, or a CompletableFuture<Claim> for one the store answers later: the
+    // in-memory path then allocates no future per event.
+    Object[] answers = new Object[events.size()];
     boolean allDone = true;
     try {
-      for (WebhookEvent event : events) {
-        CompletableFuture<Claim> claim = claim(event);
-        pending.add(claim);
-        allDone &= claim.isDone();
+      for (int i = 0; i < answers.length; i++) {
+        answers[i] = claim(events.get(i));
+        allDone &= answers[i] instanceof Claim;
       }
     } catch (RuntimeException | Error unexpected) {
-      for (CompletableFuture<Claim> claim : pending) {
-        claim.thenAccept(
-            c -> {
-              if (c.kind() == Kind.OWNER) {
-                failed(c);
-              }
-            });
+      for (Object answer : answers) {
+        toFuture(answer)
+            .thenAccept(
+                c -> {
+                  if (c.kind() == Kind.OWNER) {
+                    failed(c);
+                  }
+                });
       }
       throw unexpected;
     }
     if (allDone) {
-      List<Claim> claims = new ArrayList<>(pending.size());
-      for (CompletableFuture<Claim> claim : pending) {
-        claims.add(claim.join());
+      List<Claim> claims = new ArrayList<>(answers.length);
+      for (Object answer : answers) {
+        claims.add((Claim) answer);
       }
       return CompletableFuture.completedFuture(claims);
     }
-    return CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new))
+    CompletableFuture<?>[] pending = new CompletableFuture<?>[answers.length];
+    for (int i = 0; i < answers.length; i++) {
+      pending[i] = toFuture(answers[i]);
+    }
+    return CompletableFuture.allOf(pending)
         .thenApply(
             ignored -> {
-              List<Claim> claims = new ArrayList<>(pending.size());
-              for (CompletableFuture<Claim> claim : pending) {
-                claims.add(claim.join());
+              List<Claim> claims = new ArrayList<>(pending.length);
+              for (CompletableFuture<?> claim : pending) {
+                claims.add((Claim) claim.join());
               }
               return claims;
             });
   }
 
-  /** Claims one event; completes normally whatever the store does. */
-  CompletableFuture<Claim> claim(WebhookEvent event) {
+  @SuppressWarnings("unchecked")
+  private static CompletableFuture<Claim> toFuture(Object answer) {
+    if (answer == null) {
+      return new CompletableFuture<>(); // never asked (an Error came first): nothing to release
+    }
+    return answer instanceof Claim claim
+        ? CompletableFuture.completedFuture(claim)
+        : (CompletableFuture<Claim>) answer;
+  }
+
+  /** Claims one event: a Claim, or a future of one; completes normally whatever the store does. */
+  private Object claim(WebhookEvent event) {
     String key = event.dedupKey();
     Running mine = new Running(key);
     Running existing = running.putIfAbsent(key, mine);
     if (existing != null) {
-      return CompletableFuture.completedFuture(new Claim(Kind.IN_FLIGHT, existing));
+      return new Claim(Kind.IN_FLIGHT, existing);
     }
     try {
       return ask(event, mine, null);
@@ -226,15 +242,18 @@ final class DedupGate {
     }
   }
 
-  /** Asks the store for {@code mine}'s key, then settles what it answered. */
-  private CompletableFuture<Claim> ask(WebhookEvent event, Running mine, Poll poll) {
+  /**
+   * Asks the store for {@code mine}'s key, then settles what it answered: a Claim when that is
+   * known now, else a future of one.
+   */
+  private Object ask(WebhookEvent event, Running mine, Poll poll) {
     CompletableFuture<Deduplicator.Claim> asked = call("claim", () -> store.claim(mine.key, lease));
     if (asked.isDone()) {
       Deduplicator.Claim found;
       try {
         found = asked.join();
       } catch (CompletionException | CancellationException failure) {
-        return CompletableFuture.completedFuture(storeFailed(event, mine, failure));
+        return storeFailed(event, mine, failure);
       }
       return settle(event, mine, found, poll);
     }
@@ -242,16 +261,15 @@ final class DedupGate {
         .handle(
             (found, failure) ->
                 failure != null
-                    ? CompletableFuture.completedFuture(storeFailed(event, mine, failure))
+                    ? storeFailed(event, mine, failure)
                     : settle(event, mine, found, poll))
-        .thenCompose(Function.identity());
+        .thenCompose(DedupGate::toFuture);
   }
 
-  private CompletableFuture<Claim> settle(
-      WebhookEvent event, Running mine, Deduplicator.Claim found, Poll poll) {
+  /** What the store found: a Claim, or (running elsewhere) a future of the copy's wait. */
+  private Object settle(WebhookEvent event, Running mine, Deduplicator.Claim found, Poll poll) {
     if (found == null) {
-      return CompletableFuture.completedFuture(
-          storeFailed(event, mine, new NullPointerException("the store answered null")));
+      return storeFailed(event, mine, new NullPointerException("the store answered null"));
     }
     switch (found.status()) {
       case CLAIMED:
@@ -259,10 +277,10 @@ final class DedupGate {
         mine.token = found.token();
         mine.owned = true;
         scheduleSweep();
-        return CompletableFuture.completedFuture(new Claim(Kind.OWNER, mine));
+        return new Claim(Kind.OWNER, mine);
       case DONE:
         end(mine, Outcome.SUCCEEDED); // copies waiting here learn it was already done
-        return CompletableFuture.completedFuture(new Claim(Kind.DONE, mine));
+        return new Claim(Kind.DONE, mine);
       default:
         return waitElsewhere(event, mine, poll);
     }
@@ -284,7 +302,7 @@ final class DedupGate {
    * the original's outcome is unknown. The pauses are timers on the shared scheduler; no thread
    * waits.
    */
-  private CompletableFuture<Claim> waitElsewhere(WebhookEvent event, Running mine, Poll poll) {
+  private Object waitElsewhere(WebhookEvent event, Running mine, Poll poll) {
     long now = System.nanoTime();
     if (poll == null) {
       metrics.runningElsewhere();
@@ -293,7 +311,7 @@ final class DedupGate {
     long left = poll.deadline - now;
     if (left <= 0) {
       end(mine, Outcome.STILL_RUNNING);
-      return CompletableFuture.completedFuture(new Claim(Kind.STILL_RUNNING, mine));
+      return new Claim(Kind.STILL_RUNNING, mine);
     }
     long pause = Math.min(poll.pauseNanos, left);
     poll.pauseNanos = Math.min(poll.pauseNanos * 2, MAX_POLL.toNanos());
@@ -303,7 +321,8 @@ final class DedupGate {
       scheduler.schedule(
           () -> {
             try {
-              ask(event, mine, next).whenComplete((claim, failure) -> result.complete(claim));
+              toFuture(ask(event, mine, next))
+                  .whenComplete((claim, failure) -> result.complete(claim));
             } catch (RuntimeException | Error unexpected) {
               result.complete(storeFailed(event, mine, unexpected));
             }
@@ -312,7 +331,7 @@ final class DedupGate {
           TimeUnit.NANOSECONDS);
     } catch (RejectedExecutionException stopped) {
       end(mine, Outcome.STILL_RUNNING);
-      return CompletableFuture.completedFuture(new Claim(Kind.STILL_RUNNING, mine));
+      return new Claim(Kind.STILL_RUNNING, mine);
     }
     return result;
   }

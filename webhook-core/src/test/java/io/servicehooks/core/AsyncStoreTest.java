@@ -1,0 +1,86 @@
+package io.servicehooks.core;
+
+import static io.servicehooks.core.Fixtures.SECRET;
+import static io.servicehooks.core.Fixtures.envelope;
+import static io.servicehooks.core.Fixtures.signed;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 11, point 1: a store's asynchronous answer is composed, not waited for. While a network
+ * store has not answered, no worker thread is held; listeners then run on the executor, never on
+ * the store's thread. A store in memory answers on the calling thread, as before.
+ */
+final class AsyncStoreTest {
+
+  private final List<String> listenerThreads = new CopyOnWriteArrayList<>();
+  private final ExecutorService pool =
+      Executors.newSingleThreadExecutor(r -> new Thread(r, "listener-worker"));
+
+  @AfterEach
+  void stopPool() {
+    pool.shutdownNow();
+  }
+
+  @Test
+  void slowNetworkStore_claimPending_holdsNoWorkerAndListenersRunOnTheExecutor() throws Exception {
+    TestStore store = new TestStore(true);
+    CompletableFuture<Void> answerNow = new CompletableFuture<>();
+    // The store's answer arrives later, on a thread of the store's own (as Lettuce's would).
+    store.claimOverride =
+        key ->
+            answerNow.thenComposeAsync(
+                ignored -> {
+                  store.claimOverride = k -> null;
+                  return store.claim(key, Deduplicator.DEFAULT_LEASE);
+                },
+                CompletableFuture.delayedExecutor(0, TimeUnit.MILLISECONDS));
+    WebhookConsumer consumer =
+        WebhookConsumer.builder()
+            .consumerSecrets(SECRET)
+            .deduplicator(store)
+            .on("post.create", e -> listenerThreads.add(Thread.currentThread().getName()))
+            .build();
+
+    CompletableFuture<WebhookResponse> answer =
+        consumer.adapterSupport().handle(signed(SECRET, envelope("1", "post.create")), pool);
+    await().atMost(Duration.ofSeconds(5)).until(() -> store.claims.size() == 1);
+
+    // The claim is pending, yet the only worker is free.
+    assertThat(pool.submit(() -> "free").get(1, TimeUnit.SECONDS)).isEqualTo("free");
+    assertThat(answer).isNotDone();
+
+    answerNow.complete(null);
+    assertThat(answer.get(5, TimeUnit.SECONDS).status()).isEqualTo(200);
+    assertThat(listenerThreads).containsExactly("listener-worker");
+    assertThat(store.done).containsExactly("e:1");
+  }
+
+  @Test
+  void inMemoryStore_answeredOnTheCallingThread_futureAlreadyComplete() {
+    WebhookConsumer consumer =
+        WebhookConsumer.builder()
+            .consumerSecrets(SECRET)
+            .on("post.create", e -> listenerThreads.add(Thread.currentThread().getName()))
+            .build();
+    CompletableFuture<WebhookResponse> first =
+        consumer.handle(signed(SECRET, envelope("1", "post.create")));
+    CompletableFuture<WebhookResponse> copy =
+        consumer.handle(signed(SECRET, envelope("1", "post.create")));
+    assertThat(first).isDone();
+    assertThat(copy).isDone();
+    assertThat(first.join().status()).isEqualTo(200);
+    assertThat(copy.join().bodyAsString()).contains("\"status\":\"duplicate\"");
+    assertThat(listenerThreads).containsExactly(Thread.currentThread().getName());
+  }
+}
