@@ -15,6 +15,7 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -61,6 +62,17 @@ public final class StandaloneConsumer implements AutoCloseable {
     }
   }
 
+  /** {@code text} without the password of {@code uri}'s user info, should a message quote it. */
+  static String withoutPassword(String text, String uri) {
+    Matcher m = USER_INFO.matcher(uri);
+    if (text == null || !m.find()) {
+      return text;
+    }
+    String info = uri.substring(m.start() + 2, m.end() - 1);
+    String password = info.substring(info.indexOf(':') + 1);
+    return password.isEmpty() ? text : text.replace(password, "***");
+  }
+
   /** {@code uri} with any user info ({@code user:password@}) replaced by {@code ***@}. */
   static String redacted(String uri) {
     return uri == null ? null : USER_INFO.matcher(uri).replaceAll("//***@");
@@ -104,7 +116,10 @@ public final class StandaloneConsumer implements AutoCloseable {
       }
       String reason = root == e ? e.getMessage() : e.getMessage() + ": " + root.getMessage();
       throw new DedupStoreException(
-          "cannot connect to Redis at " + where + " (REDIS_URL): " + redacted(reason));
+          "cannot connect to Redis at "
+              + where
+              + " (REDIS_URL): "
+              + withoutPassword(redacted(reason), settings.redisUrl()));
     }
     log.info(
         "Dedup on Redis at {}, prefix {}: every instance with this REDIS_URL and prefix shares it",
