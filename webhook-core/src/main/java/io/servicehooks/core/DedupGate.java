@@ -18,7 +18,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.function.Predicate;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -247,7 +246,14 @@ final class DedupGate {
    * known now, else a future of one.
    */
   private Object ask(WebhookEvent event, Running mine, Poll poll) {
-    CompletableFuture<Deduplicator.Claim> asked = call("claim", () -> store.claim(mine.key, lease));
+    long begin = timed ? System.nanoTime() : 0;
+    CompletionStage<Deduplicator.Claim> stage;
+    try {
+      stage = store.claim(mine.key, lease);
+    } catch (RuntimeException thrown) {
+      stage = CompletableFuture.failedFuture(thrown);
+    }
+    CompletableFuture<Deduplicator.Claim> asked = bounded("claim", begin, stage);
     if (asked.isDone()) {
       Deduplicator.Claim found;
       try {
@@ -371,25 +377,43 @@ final class DedupGate {
       return ENDED;
     }
     r.token = null; // no more renewals
-    CompletableFuture<Boolean> done = call("done", () -> store.markDone(r.key, token));
-    return after(
-        done,
-        (ok, failure) -> {
-          if (failure != null) {
-            log.error(
-                "Dedup store failed to mark {} done; a redelivery after its lease may run it again",
-                LogSafe.escape(r.key),
-                unwrap(failure));
-          } else if (!Boolean.TRUE.equals(ok)) {
-            metrics.leaseExpired();
-            log.warn(
-                "Dedup lease on {} ran out before its listeners finished (lease {}): another copy"
-                    + " may have run it too",
-                LogSafe.escape(r.key),
-                lease);
-          }
-          end(r, Outcome.SUCCEEDED);
+    long begin = timed ? System.nanoTime() : 0;
+    CompletionStage<Boolean> stage;
+    try {
+      stage = store.markDone(r.key, token);
+    } catch (RuntimeException thrown) {
+      stage = CompletableFuture.failedFuture(thrown);
+    }
+    CompletableFuture<Boolean> done = bounded("done", begin, stage);
+    if (done.isDone()) {
+      markedDone(r, done);
+      return ENDED;
+    }
+    return done.handle(
+        (ignored, failure) -> {
+          markedDone(r, done);
+          return null;
         });
+  }
+
+  private void markedDone(Running r, CompletableFuture<Boolean> done) {
+    try {
+      if (!Boolean.TRUE.equals(done.join())) {
+        metrics.leaseExpired();
+        log.warn(
+            "Dedup lease on {} ran out before its listeners finished (lease {}): another copy"
+                + " may have run it too",
+            LogSafe.escape(r.key),
+            lease);
+      }
+    } catch (CompletionException | CancellationException failure) {
+      log.error(
+          "Dedup store failed to mark {} done; a redelivery after its lease may run it again",
+          LogSafe.escape(r.key),
+          unwrap(failure));
+    } finally {
+      end(r, Outcome.SUCCEEDED);
+    }
   }
 
   /**
@@ -404,43 +428,41 @@ final class DedupGate {
       return ENDED;
     }
     r.token = null;
-    CompletableFuture<Boolean> released = call("release", () -> store.release(r.key, token));
-    return after(
-        released,
-        (ok, failure) -> {
-          if (failure != null) {
-            log.error(
-                "Dedup store failed to release {}; its redelivery waits until the lease ends",
-                LogSafe.escape(r.key),
-                unwrap(failure));
-          } else if (!Boolean.TRUE.equals(ok)) {
-            log.warn(
-                "Dedup lease on {} ran out before it was released (lease {})",
-                LogSafe.escape(r.key),
-                lease);
-          }
-          end(r, Outcome.FAILED);
+    long begin = timed ? System.nanoTime() : 0;
+    CompletionStage<Boolean> stage;
+    try {
+      stage = store.release(r.key, token);
+    } catch (RuntimeException thrown) {
+      stage = CompletableFuture.failedFuture(thrown);
+    }
+    CompletableFuture<Boolean> released = bounded("release", begin, stage);
+    if (released.isDone()) {
+      released(r, released);
+      return ENDED;
+    }
+    return released.handle(
+        (ignored, failure) -> {
+          released(r, released);
+          return null;
         });
   }
 
-  private static CompletableFuture<Void> after(
-      CompletableFuture<Boolean> answer, java.util.function.BiConsumer<Boolean, Throwable> then) {
-    if (answer.isDone()) {
-      Boolean ok = null;
-      Throwable failure = null;
-      try {
-        ok = answer.join();
-      } catch (CompletionException | CancellationException e) {
-        failure = e;
+  private void released(Running r, CompletableFuture<Boolean> released) {
+    try {
+      if (!Boolean.TRUE.equals(released.join())) {
+        log.warn(
+            "Dedup lease on {} ran out before it was released (lease {})",
+            LogSafe.escape(r.key),
+            lease);
       }
-      then.accept(ok, failure);
-      return ENDED;
+    } catch (CompletionException | CancellationException failure) {
+      log.error(
+          "Dedup store failed to release {}; its redelivery waits until the lease ends",
+          LogSafe.escape(r.key),
+          unwrap(failure));
+    } finally {
+      end(r, Outcome.FAILED);
     }
-    return answer.handle(
-        (ok, failure) -> {
-          then.accept(ok, failure);
-          return null;
-        });
   }
 
   private void end(Running r, Outcome outcome) {
@@ -539,22 +561,15 @@ final class DedupGate {
   }
 
   /**
-   * One store call, bounded by the dedup time-out and timed when the store may block. A call that
-   * throws counts as a failed stage.
+   * A store call's answer, bounded by the dedup time-out and timed (from {@code begin}) when the
+   * store may block. A null stage counts as a failed one.
    */
-  private <T> CompletableFuture<T> call(String operation, Supplier<CompletionStage<T>> call) {
-    long begin = timed ? System.nanoTime() : 0;
-    CompletableFuture<T> answer;
-    try {
-      CompletionStage<T> stage = call.get();
-      answer =
-          stage != null
-              ? stage.toCompletableFuture()
-              : CompletableFuture.failedFuture(
-                  new NullPointerException("the store returned no stage"));
-    } catch (RuntimeException thrown) {
-      answer = CompletableFuture.failedFuture(thrown);
-    }
+  private <T> CompletableFuture<T> bounded(String operation, long begin, CompletionStage<T> stage) {
+    CompletableFuture<T> answer =
+        stage != null
+            ? stage.toCompletableFuture()
+            : CompletableFuture.failedFuture(
+                new NullPointerException("the store returned no stage"));
     if (!answer.isDone()) {
       // A copy, so the time-out never completes the store's own future.
       answer = answer.copy().orTimeout(timeoutNanos, TimeUnit.NANOSECONDS);
@@ -629,7 +644,14 @@ final class DedupGate {
 
   private void renew(Running r, String token) {
     try {
-      call("renew", () -> store.renew(r.key, token, lease))
+      long begin = timed ? System.nanoTime() : 0;
+      CompletionStage<Boolean> stage;
+      try {
+        stage = store.renew(r.key, token, lease);
+      } catch (RuntimeException thrown) {
+        stage = CompletableFuture.failedFuture(thrown);
+      }
+      bounded("renew", begin, stage)
           .whenComplete(
               (ok, failure) -> {
                 if (failure != null) {

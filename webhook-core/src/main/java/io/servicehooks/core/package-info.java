@@ -19,10 +19,12 @@
  *   <li>POST: the size limit, then {@code SignatureVerifier} (constant-time, every consumer
  *       secret), then {@code PayloadParser} (both payload families, all events or none), then the
  *       {@code AcknowledgementMode}: it claims each event at the {@code DedupGate} (a duplicate of
- *       an event running here waits for the original), has the {@code Dispatcher} run the owned
- *       ones (synchronous mode: now, moved to the adapter's executor by {@code HandOff} when
- *       listeners must run; asynchronous mode: later, on the consumer's queue), and {@code Answers}
- *       counts and answers.
+ *       an event running here waits for the original; one running on another instance polls the
+ *       store a bounded time; a store that cannot answer fails the delivery closed, 503), composing
+ *       the store's asynchronous answers, and has the {@code Dispatcher} run the owned ones
+ *       (synchronous mode: now, moved to the adapter's executor by {@code HandOff} when listeners
+ *       must run; asynchronous mode: later, on the consumer's queue), and {@code Answers} counts
+ *       and answers.
  *   <li>Any other method: 405.
  * </ul>
  *

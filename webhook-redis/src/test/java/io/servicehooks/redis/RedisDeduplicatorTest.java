@@ -165,16 +165,20 @@ final class RedisDeduplicatorTest {
   void ownerThatNeverFinishes_losesTheClaimAfterTheLease_nextClaimOwnsIt() throws Exception {
     try (RedisDeduplicator crashed = redis.store().build();
         RedisDeduplicator next = redis.store().build()) {
-      Duration lease = Duration.ofMillis(300);
+      // Short, yet long enough that a loaded machine still asks again within it.
+      Duration lease = Duration.ofSeconds(1);
+      long claimedAt = System.nanoTime();
       Claim lost = get(crashed.claim("e:1", lease));
       assertThat(lost.status()).isEqualTo(Status.CLAIMED);
       // "crashed" never calls markDone or release.
       assertThat(get(next.claim("e:1", LEASE)).status()).isEqualTo(Status.RUNNING_ELSEWHERE);
 
       Awaitility.await()
-          .atMost(Duration.ofSeconds(3))
+          .atMost(Duration.ofSeconds(4))
           .pollInterval(Duration.ofMillis(50))
           .until(() -> get(next.claim("e:1", LEASE)).status() == Status.CLAIMED);
+      assertThat(Duration.ofNanos(System.nanoTime() - claimedAt))
+          .isGreaterThanOrEqualTo(lease.minus(Duration.ofMillis(100)));
     }
   }
 

@@ -253,14 +253,14 @@ final class TwoServersEndToEndTest {
   @Test
   void listenerRunsPastTheLease_ownerRenewsIt_copyOnTheOtherServerDoesNotRunIt() throws Exception {
     TestRedis redis = closeLater(TestRedis.shared());
-    Duration lease = Duration.ofMillis(600);
+    Duration lease = Duration.ofSeconds(1);
     AtomicInteger runs = new AtomicInteger();
     CountDownLatch started = new CountDownLatch(1);
     WebhookListener slow =
         event -> {
           runs.incrementAndGet();
           started.countDown();
-          Thread.sleep(1_800); // three leases
+          Thread.sleep(3_000); // three leases
         };
     WebhookServer a = server(redis.url, redis.prefix, slow, lease);
     WebhookServer b = server(redis.url, redis.prefix, slow, lease);
@@ -268,7 +268,7 @@ final class TwoServersEndToEndTest {
 
     CompletableFuture<HttpResponse<String>> first = postAsync(a, body);
     assertThat(started.await(5, TimeUnit.SECONDS)).isTrue();
-    Thread.sleep(lease.toMillis() + 300); // past the first lease: only a renewal keeps the claim
+    Thread.sleep(lease.toMillis() + 500); // past the first lease: only a renewal keeps the claim
 
     HttpResponse<String> copy = post(b, body);
     assertThat(copy.statusCode()).isEqualTo(503);
