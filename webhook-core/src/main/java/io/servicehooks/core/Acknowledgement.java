@@ -24,9 +24,18 @@ public enum Acknowledgement {
    *       WebhookConsumer.Builder#drainTimeout drain time-out} (logged with their count).
    * </ul>
    *
-   * Use it only where a lost event is acceptable; otherwise stay {@link #SYNCHRONOUS}. A durable
-   * mode that answers 200 only once the event is stored (a PostgreSQL inbox) is planned in the
-   * issue "Lose nothing that was acknowledged".
+   * Use it only where a lost event is acceptable; otherwise stay {@link #SYNCHRONOUS} or {@link
+   * #DURABLE}.
    */
-  ASYNCHRONOUS
+  ASYNCHRONOUS,
+  /**
+   * Answer 200 only once every event of the delivery is committed to a durable {@link EventInbox}
+   * (given with {@link WebhookConsumer.Builder#inbox}); the inbox's workers run the listeners
+   * later, retrying failures, and keep what keeps failing as a dead letter. Storing is the dedup: a
+   * copy of a stored event is answered 200 {@code duplicate}, and the {@link Deduplicator} is not
+   * used. An inbox that cannot store in time is answered 503 {@code inbox_unavailable} with {@code
+   * Retry-After}: nothing is acknowledged that is not stored. Listeners run at least once: one
+   * running when its process dies runs again elsewhere.
+   */
+  DURABLE
 }

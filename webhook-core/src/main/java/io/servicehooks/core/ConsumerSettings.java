@@ -48,6 +48,8 @@ final class ConsumerSettings {
   LongSupplier nanoTime = System::nanoTime;
   Duration refusalLogInterval = WebhookConsumer.DEFAULT_REFUSAL_LOG_INTERVAL;
   LongSupplier refusalLogTicker = System::nanoTime;
+  EventInbox inbox;
+  Duration inboxTimeout = WebhookConsumer.DEFAULT_INBOX_TIMEOUT;
   Duration dedupLease = Deduplicator.DEFAULT_LEASE;
   Duration dedupTimeout = WebhookConsumer.DEFAULT_DEDUP_TIMEOUT;
   boolean failOpen;
@@ -275,6 +277,25 @@ final class ConsumerSettings {
           "refusalLogInterval must not be negative, was " + interval);
     }
     this.refusalLogInterval = interval;
+  }
+
+  void inboxTimeout(Duration timeout) {
+    Objects.requireNonNull(timeout, "inboxTimeout");
+    if (timeout.isNegative() || timeout.isZero()) {
+      throw new IllegalArgumentException("inboxTimeout must be positive, was " + timeout);
+    }
+    this.inboxTimeout = timeout;
+  }
+
+  /** Durable mode and an inbox go together: one without the other is a misconfiguration. */
+  void checkInbox() {
+    if (acknowledgement == Acknowledgement.DURABLE && inbox == null) {
+      throw new IllegalStateException("Acknowledgement.DURABLE requires inbox(...)");
+    }
+    if (inbox != null && acknowledgement != Acknowledgement.DURABLE) {
+      throw new IllegalStateException(
+          "inbox(...) requires Acknowledgement.DURABLE, but acknowledgement is " + acknowledgement);
+    }
   }
 
   /** The store to use: the one given, or the in-memory default with the window and bound. */

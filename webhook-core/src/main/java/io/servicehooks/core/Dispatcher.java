@@ -29,10 +29,15 @@ final class Dispatcher {
 
   /** Runs every listener for the event; {@code false} when one threw. */
   boolean dispatch(WebhookEvent event) {
+    return run(event) == null;
+  }
+
+  /** Runs every listener for the event; the first listener failure, or {@code null}. */
+  Throwable run(WebhookEvent event) {
     WebhookListener[] listeners = router.listenersFor(event.type());
     if (listeners.length == 0) {
       metrics.event(event.type(), "unhandled");
-      return true;
+      return null;
     }
     for (WebhookListener listener : listeners) {
       try {
@@ -57,11 +62,11 @@ final class Dispatcher {
         if (handlerFailure instanceof VirtualMachineError vmError) {
           throw vmError;
         }
-        return false;
+        return t;
       }
     }
     metrics.event(event.type(), "dispatched");
-    return true;
+    return null;
   }
 
   @Override

@@ -51,6 +51,34 @@ final class LazyJson {
     return n;
   }
 
+  /**
+   * The value as JSON text: the body's own bytes where it is a slice of it, else the tree written
+   * by {@code with}; {@code null} for a missing value.
+   */
+  String text(ObjectMapper with) {
+    if (bytes != null) {
+      return new String(bytes, offset, length, java.nio.charset.StandardCharsets.UTF_8);
+    }
+    JsonNode n = node();
+    if (n.isMissingNode()) {
+      return null;
+    }
+    try {
+      return with.writeValueAsString(n);
+    } catch (IOException e) {
+      throw new UncheckedIOException("event JSON cannot be written", e);
+    }
+  }
+
+  /** A slice of {@code text}'s UTF-8 bytes, or {@link #MISSING} for {@code null}. */
+  static LazyJson of(ObjectMapper mapper, String text) {
+    if (text == null) {
+      return MISSING;
+    }
+    byte[] utf8 = text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    return new LazyJson(mapper, utf8, 0, utf8.length);
+  }
+
   /** Maps straight from the bytes when no tree was built yet. */
   <T> T as(ObjectMapper with, Class<T> type) throws IOException {
     JsonNode n = node;

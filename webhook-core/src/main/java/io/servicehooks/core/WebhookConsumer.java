@@ -42,7 +42,9 @@ import org.slf4j.LoggerFactory;
  *       in_flight} with {@code Retry-After} when a copy of an event still running (here or on
  *       another instance) outwaited {@link Builder#inFlightWait}; 503 {@code dedup_unavailable}
  *       with {@code Retry-After} when the dedup store failed or did not answer within {@link
- *       Builder#dedupTimeout} (nothing ran, the delivery's claims are released); otherwise 200.
+ *       Builder#dedupTimeout} (nothing ran, the delivery's claims are released); in durable mode
+ *       503 {@code inbox_unavailable} with {@code Retry-After} when the inbox did not commit the
+ *       events within {@link Builder#inboxTimeout}; otherwise 200.
  *   <li>Any other method: 405 with {@code Allow: GET, POST}.
  * </ul>
  *
@@ -51,10 +53,11 @@ import org.slf4j.LoggerFactory;
  * <h2>Listeners</h2>
  *
  * For each event, every listener whose pattern matches its current type runs, in the order the
- * listeners were registered, on the thread that called {@link #handle} (synchronous mode) or on the
- * consumer's own threads (asynchronous mode). The first listener that throws stops the rest for
- * that event; the event then counts as failed and the {@link ErrorHandler} hears of it. In a batch,
- * the other events still run, and those that succeeded stay done.
+ * listeners were registered, on the thread that called {@link #handle} (synchronous mode), on the
+ * consumer's own threads (asynchronous mode) or on the inbox's workers once the event is stored
+ * (durable mode, where a failed event is retried by the inbox). The first listener that throws
+ * stops the rest for that event; the event then counts as failed and the {@link ErrorHandler} hears
+ * of it. In a batch, the other events still run, and those that succeeded stay done.
  */
 public final class WebhookConsumer implements AutoCloseable {
 
@@ -135,6 +138,12 @@ public final class WebhookConsumer implements AutoCloseable {
    */
   public static final Duration DEFAULT_QUEUEING_DEADLINE = Duration.ofSeconds(5);
 
+  /**
+   * Default {@link Builder#inboxTimeout}: 5 s for the durable inbox to commit a delivery's events,
+   * so a delivery it cannot store is answered 503 well inside the platform's 10 s budget.
+   */
+  public static final Duration DEFAULT_INBOX_TIMEOUT = Duration.ofSeconds(5);
+
   private static final Logger log = LoggerFactory.getLogger(WebhookConsumer.class);
   private static final WebhookResponse METHOD_NOT_ALLOWED =
       new WebhookResponse(
@@ -165,12 +174,13 @@ public final class WebhookConsumer implements AutoCloseable {
     this.refusals = new RefusalLog(s.refusalLogTicker, s.refusalLogInterval);
     this.verifier = new SignatureVerifier(s.secrets, refusals);
     EventTypeNames names = new EventTypeNames(s.aliases);
-    this.parser = new PayloadParser(s.mapperOrDefault(), names);
+    ObjectMapper mapper = s.mapperOrDefault();
+    this.parser = new PayloadParser(mapper, names);
     Deduplicator store = s.store();
     DedupGate gate =
         new DedupGate(
             store, s.inFlightWait, s.dedupLease, s.dedupTimeout, s.failOpen, s.dedupScheduler);
-    this.storeMayBlock = store.mayBlock();
+    this.storeMayBlock = s.inbox != null ? s.inbox.mayBlock() : store.mayBlock();
     this.metrics = s.metricsBinder.metrics(gate);
     gate.metrics(metrics);
     if (store instanceof MeteredStore metered) {
@@ -182,11 +192,18 @@ public final class WebhookConsumer implements AutoCloseable {
     this.handOff = new HandOff(gate, answers, s.queueingDeadline, s.nanoTime);
     Dispatcher dispatcher = new Dispatcher(s.router(names), s.errorHandler, metrics);
     this.acknowledgement = s.acknowledgement;
-    this.acknowledgementMode =
-        acknowledgement == Acknowledgement.ASYNCHRONOUS
-            ? new AsynchronousAcknowledgement(gate, dispatcher, metrics, answers, closed, s)
-            : new SynchronousAcknowledgement(
-                gate, dispatcher, metrics, answers, handOff, s.listenersNonBlocking);
+    if (acknowledgement == Acknowledgement.DURABLE) {
+      DurableAcknowledgement durable =
+          new DurableAcknowledgement(s.inbox, dispatcher, metrics, answers, mapper, s.inboxTimeout);
+      this.acknowledgementMode = durable;
+      s.inbox.start(durable.processor());
+    } else {
+      this.acknowledgementMode =
+          acknowledgement == Acknowledgement.ASYNCHRONOUS
+              ? new AsynchronousAcknowledgement(gate, dispatcher, metrics, answers, closed, s)
+              : new SynchronousAcknowledgement(
+                  gate, dispatcher, metrics, answers, handOff, s.listenersNonBlocking);
+    }
     this.listenersNonBlocking = s.listenersNonBlocking;
     this.listenerCount = s.routes.size();
   }
@@ -462,9 +479,34 @@ public final class WebhookConsumer implements AutoCloseable {
       return this;
     }
 
-    /** Synchronous (default) or asynchronous acknowledgement. */
+    /**
+     * Synchronous (default), asynchronous or durable acknowledgement; durable needs {@link #inbox},
+     * which selects it by itself.
+     */
     public Builder acknowledgement(Acknowledgement acknowledgement) {
       settings.acknowledgement = Objects.requireNonNull(acknowledgement, "acknowledgement");
+      return this;
+    }
+
+    /**
+     * Switches to {@link Acknowledgement#DURABLE}: each delivery is answered once its events are
+     * committed to {@code inbox}, whose workers then run the listeners. The consumer starts the
+     * inbox when built and closes it when closed. The {@link #deduplicator} is not used: the inbox
+     * dedups by storing.
+     */
+    public Builder inbox(EventInbox inbox) {
+      settings.inbox = Objects.requireNonNull(inbox, "inbox");
+      settings.acknowledgement = Acknowledgement.DURABLE;
+      return this;
+    }
+
+    /**
+     * Durable mode: how long a delivery waits for the inbox to commit its events (default {@link
+     * WebhookConsumer#DEFAULT_INBOX_TIMEOUT}, 5 s) before it is answered 503 {@code
+     * inbox_unavailable}. Keep it below the platform's 10 s answer budget.
+     */
+    public Builder inboxTimeout(Duration timeout) {
+      settings.inboxTimeout(timeout);
       return this;
     }
 
@@ -601,13 +643,16 @@ public final class WebhookConsumer implements AutoCloseable {
      * Builds the consumer. Logs one WARN line when any consumer secret is shorter than {@link
      * WebhookConsumer#MIN_SECRET_LENGTH}, naming its position in the list.
      *
-     * @throws IllegalStateException if no consumer secret was given
+     * @throws IllegalStateException if no consumer secret was given, or {@link
+     *     Acknowledgement#DURABLE} was chosen without an {@link #inbox}, or an inbox with another
+     *     mode
      */
     public WebhookConsumer build() {
       if (settings.secrets.isEmpty()) {
         throw new IllegalStateException("consumerSecrets(...) is required");
       }
       settings.warnShortSecrets();
+      settings.checkInbox();
       return new WebhookConsumer(settings);
     }
 

@@ -136,6 +136,45 @@ public final class WebhookEvent {
     return dedupKey;
   }
 
+  /** This event as plain values for a durable store; {@link #restore} gives an equal event back. */
+  public StoredEvent toStored() {
+    return new StoredEvent(
+        id,
+        dedupKey,
+        type,
+        originalType,
+        family,
+        forUserId,
+        tag,
+        filter.text(mapper),
+        payload.text(mapper),
+        delivery.text(mapper));
+  }
+
+  /**
+   * Rebuilds an event from its stored values, as listeners saw it when it arrived; its JSON is
+   * parsed only when read.
+   *
+   * @param mapper used for the JSON and for {@link #payloadAs}; the consumer's own, for the same
+   *     mapping as at arrival
+   */
+  public static WebhookEvent restore(StoredEvent stored, ObjectMapper mapper) {
+    Objects.requireNonNull(stored, "stored");
+    Objects.requireNonNull(mapper, "mapper");
+    return new WebhookEvent(
+        stored.id(),
+        stored.dedupKey(),
+        stored.type(),
+        stored.originalType(),
+        stored.family(),
+        LazyJson.of(mapper, stored.filterJson()),
+        stored.forUserId(),
+        stored.tag(),
+        LazyJson.of(mapper, stored.payloadJson()),
+        LazyJson.of(mapper, stored.deliveryJson()),
+        mapper);
+  }
+
   @Override
   public String toString() {
     return "WebhookEvent[type=" + type + ", id=" + id + ", originalType=" + originalType + "]";

@@ -1,5 +1,6 @@
 package io.servicehooks.samples;
 
+import io.servicehooks.catchup.CatchUp;
 import io.servicehooks.core.WebhookConsumer;
 import io.servicehooks.redis.RedisDeduplicator;
 import java.io.PrintStream;
@@ -33,6 +34,9 @@ import java.util.concurrent.CountDownLatch;
  *                          every instance with the same REDIS_URL and REDIS_PREFIX
  * REDIS_PREFIX             the namespace of the keys in Redis (default servicehooks:default);
  *                          needs REDIS_URL
+ * CATCH_UP                 true: replay the consumer's own downtime (see CatchUpWiring for
+ *                          SERVICE_API_BASE_URL, the API credentials, WEBHOOK_URL and the store:
+ *                          REDIS_URL, else DATABASE_URL, else CATCH_UP_FILE)
  * --demo                   run the demo instead: a consumer plus a sender of signed events
  * </pre>
  *
@@ -49,7 +53,9 @@ public final class ConsumerMain {
           + "environment: SERVICE_CONSUMER_SECRET (required, comma-separated, first current), PORT,\n"
           + "             WEBHOOK_PATH, HOST, MANAGEMENT_PORT, MANAGEMENT_HOST,\n"
           + "             LISTENER_MODE=worker|inline, LOG_EVENTS=true|false, IO_THREADS, WORKER_THREADS,\n"
-          + "             LISTENER_DELAY_MS, REDIS_URL, REDIS_PREFIX";
+          + "             LISTENER_DELAY_MS, REDIS_URL, REDIS_PREFIX, CATCH_UP=true|false (with\n"
+          + "             SERVICE_API_BASE_URL, SERVICE_API_KEY, SERVICE_API_SECRET or SERVICE_BEARER_TOKEN,\n"
+          + "             WEBHOOK_URL or CATCH_UP_WEBHOOK_ID, and REDIS_URL, DATABASE_URL or CATCH_UP_FILE)";
 
   private ConsumerMain() {}
 
@@ -74,9 +80,11 @@ public final class ConsumerMain {
       throws Exception {
     Command command;
     long listenerDelayMs;
+    CatchUpWiring.Config catchUpConfig;
     try {
       command = parse(args, env);
       listenerDelayMs = listenerDelayMs(env);
+      catchUpConfig = command.help() || command.demo() ? null : CatchUpWiring.parse(env);
     } catch (ConfigException e) {
       err.println("servicehooks-consumer: " + e.getMessage());
       return 2;
@@ -89,13 +97,18 @@ public final class ConsumerMain {
       return Demo.run(command.settings(), out);
     }
     StandaloneConsumer consumer;
+    CatchUp[] catchUp = new CatchUp[1];
     try {
       consumer =
           StandaloneConsumer.start(
               command.settings(),
-              b -> {
+              (b, registry) -> {
                 if (listenerDelayMs > 0) {
                   b.onAny(event -> Thread.sleep(listenerDelayMs));
+                }
+                if (catchUpConfig != null) {
+                  catchUp[0] = CatchUpWiring.build(catchUpConfig, registry);
+                  catchUp[0].install(b);
                 }
               });
     } catch (UncheckedIOException bindFailure) {
@@ -106,12 +119,22 @@ public final class ConsumerMain {
       // Without the memory it shares with the other instances it would run their events again.
       err.println("servicehooks-consumer: " + redisDown.getMessage());
       return 2;
+    } catch (IllegalArgumentException | IllegalStateException storeFailure) {
+      // A heartbeat store it cannot open (Redis not answering, a table it cannot create).
+      err.println("servicehooks-consumer: catch-up: " + storeFailure.getMessage());
+      return 2;
+    }
+    if (catchUp[0] != null) {
+      catchUp[0].start(); // once the consumer answers: the replay may follow at once
     }
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
                 () -> {
+                  if (catchUp[0] != null) {
+                    catchUp[0].close();
+                  }
                   consumer.close();
                   stopped.countDown();
                 },

@@ -1,5 +1,6 @@
 package io.servicehooks.samples;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.servicehooks.core.WebhookConsumer;
@@ -14,6 +15,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.util.List;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -88,6 +90,18 @@ public final class StandaloneConsumer implements AutoCloseable {
    */
   public static StandaloneConsumer start(
       Settings settings, Consumer<WebhookConsumer.Builder> customizer) {
+    return start(settings, (builder, registry) -> customizer.accept(builder));
+  }
+
+  /**
+   * Starts serving; the customizer also gets the registry that {@code /metrics} scrapes, for meters
+   * of its own (catch-up's counters).
+   *
+   * @throws DedupStoreException when {@link Settings#redisUrl()} is set and Redis cannot be reached
+   * @throws UncheckedIOException when a port cannot be bound
+   */
+  public static StandaloneConsumer start(
+      Settings settings, BiConsumer<WebhookConsumer.Builder, MeterRegistry> customizer) {
     RedisDeduplicator store = settings.redisUrl() == null ? null : connect(settings);
     try {
       return start(settings, customizer, store);
@@ -129,7 +143,9 @@ public final class StandaloneConsumer implements AutoCloseable {
   }
 
   private static StandaloneConsumer start(
-      Settings settings, Consumer<WebhookConsumer.Builder> customizer, RedisDeduplicator store) {
+      Settings settings,
+      BiConsumer<WebhookConsumer.Builder, MeterRegistry> customizer,
+      RedisDeduplicator store) {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     WebhookConsumer.Builder builder =
         WebhookConsumer.builder()
@@ -139,7 +155,7 @@ public final class StandaloneConsumer implements AutoCloseable {
     if (store != null) {
       builder.deduplicator(store); // before the customizer, which may still replace it
     }
-    customizer.accept(builder);
+    customizer.accept(builder, registry);
     if (settings.logEvents()) {
       // Registered after the caller's listeners (they run in registration order), so the line
       // means every listener of the event has finished; logback flushes it before the listener

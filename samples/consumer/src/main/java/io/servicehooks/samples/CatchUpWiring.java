@@ -1,0 +1,246 @@
+package io.servicehooks.samples;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.servicehooks.catchup.CatchUp;
+import io.servicehooks.catchup.HeartbeatStore;
+import io.servicehooks.registration.WebhookClient;
+import java.net.URI;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Map;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/**
+ * {@code CATCH_UP=true}: the standalone consumer heals its own downtime with {@link CatchUp}.
+ *
+ * <pre>
+ * CATCH_UP               true, or false (default)
+ * SERVICE_API_BASE_URL   the platform's API address (required), as the CLI takes it
+ * SERVICE_API_KEY, SERVICE_API_SECRET   the app's API key and secret (a token is fetched), or
+ * SERVICE_BEARER_TOKEN   an app-only bearer token, as the CLI takes them
+ * WEBHOOK_URL            the consumer's public URL: registered (or revalidated) at start, and
+ *                        replayed; or
+ * CATCH_UP_WEBHOOK_ID    the registered webhook's id
+ * ALLOW_INSECURE_URL     true: accept an http WEBHOOK_URL with a port, for rehearsal against the
+ *                        simulator (the CLI's --allow-insecure-url); default false
+ * the heartbeat store, the first that is set:
+ *   REDIS_URL            Redis, keys under REDIS_PREFIX (default servicehooks:default) + ":catchup:"
+ *   DATABASE_URL         PostgreSQL (jdbc:postgresql://... or postgres://user:password@host/db),
+ *                        table servicehooks_catchup, created when absent
+ *   CATCH_UP_FILE        a local file, default ./servicehooks-heartbeat
+ * </pre>
+ *
+ * Secrets (API secret, token, passwords in the URLs) are never printed.
+ */
+final class CatchUpWiring {
+
+  static final String DEFAULT_FILE = "./servicehooks-heartbeat";
+  static final String DEFAULT_REDIS_PREFIX = "servicehooks:default";
+
+  /** Which store the environment chose. */
+  enum StoreKind {
+    REDIS,
+    POSTGRES,
+    FILE
+  }
+
+  /** The parsed settings; {@link #toString()} leaves every secret out. */
+  record Config(
+      URI baseUrl,
+      String apiKey,
+      String apiSecret,
+      String bearerToken,
+      String webhookUrl,
+      String webhookId,
+      boolean allowInsecureUrl,
+      StoreKind store,
+      String redisUrl,
+      String redisPrefix,
+      String databaseUrl,
+      Path file) {
+    @Override
+    public String toString() {
+      return "CatchUpWiring.Config[baseUrl="
+          + baseUrl
+          + ", auth="
+          + (bearerToken != null ? "bearer token" : "client credentials")
+          + ", webhook="
+          + (webhookId != null ? webhookId : webhookUrl)
+          + ", store="
+          + store
+          + "]";
+    }
+  }
+
+  private CatchUpWiring() {}
+
+  /** The settings, or {@code null} when {@code CATCH_UP} is not true. */
+  static Config parse(Map<String, String> env) throws ConsumerMain.ConfigException {
+    String enabled = env.getOrDefault("CATCH_UP", "false").strip().toLowerCase(Locale.ROOT);
+    if (enabled.equals("false") || enabled.isEmpty()) {
+      return null;
+    }
+    if (!enabled.equals("true")) {
+      throw new ConsumerMain.ConfigException(
+          "CATCH_UP must be 'true' or 'false', was '" + enabled + "'");
+    }
+    String base = value(env, "SERVICE_API_BASE_URL");
+    if (base == null) {
+      throw new ConsumerMain.ConfigException(
+          "CATCH_UP=true needs SERVICE_API_BASE_URL (the platform's API address)");
+    }
+    URI baseUrl;
+    try {
+      baseUrl = URI.create(base);
+      WebhookClient.builder().baseUrl(baseUrl); // the client's own check
+    } catch (IllegalArgumentException e) {
+      throw new ConsumerMain.ConfigException(
+          "SERVICE_API_BASE_URL must be an absolute http(s) URL without user information");
+    }
+    String key = value(env, "SERVICE_API_KEY");
+    String secret = value(env, "SERVICE_API_SECRET");
+    String token = value(env, "SERVICE_BEARER_TOKEN");
+    if (token == null && (key == null || secret == null)) {
+      throw new ConsumerMain.ConfigException(
+          "CATCH_UP=true needs SERVICE_API_KEY and SERVICE_API_SECRET, or SERVICE_BEARER_TOKEN,"
+              + " in the environment");
+    }
+    String webhookUrl = value(env, "WEBHOOK_URL");
+    String webhookId = value(env, "CATCH_UP_WEBHOOK_ID");
+    if ((webhookUrl == null) == (webhookId == null)) {
+      throw new ConsumerMain.ConfigException(
+          "CATCH_UP=true needs exactly one of WEBHOOK_URL (the consumer's public URL) and"
+              + " CATCH_UP_WEBHOOK_ID");
+    }
+    if (webhookId != null && !webhookId.matches("[0-9]{1,40}")) {
+      throw new ConsumerMain.ConfigException(
+          "CATCH_UP_WEBHOOK_ID must be digits, was '" + webhookId + "'");
+    }
+    String insecure = env.getOrDefault("ALLOW_INSECURE_URL", "false").strip();
+    if (!insecure.equals("true") && !insecure.equals("false")) {
+      throw new ConsumerMain.ConfigException(
+          "ALLOW_INSECURE_URL must be 'true' or 'false', was '" + insecure + "'");
+    }
+    String redisUrl = value(env, "REDIS_URL");
+    String databaseUrl = value(env, "DATABASE_URL");
+    StoreKind kind =
+        redisUrl != null
+            ? StoreKind.REDIS
+            : databaseUrl != null ? StoreKind.POSTGRES : StoreKind.FILE;
+    String prefix = value(env, "REDIS_PREFIX");
+    String file = value(env, "CATCH_UP_FILE");
+    if (kind == StoreKind.POSTGRES) {
+      jdbcUrl(databaseUrl); // refuses a URL it cannot use, before start
+    }
+    return new Config(
+        baseUrl,
+        key,
+        secret,
+        token,
+        webhookUrl,
+        webhookId,
+        insecure.equals("true"),
+        kind,
+        redisUrl,
+        (prefix != null ? prefix : DEFAULT_REDIS_PREFIX) + ":catchup:",
+        databaseUrl,
+        Path.of(file != null ? file : DEFAULT_FILE));
+  }
+
+  /** The catch-up of {@code config}, counting in {@code registry}. */
+  static CatchUp build(Config config, MeterRegistry registry) {
+    WebhookClient.Builder client =
+        WebhookClient.builder()
+            .baseUrl(config.baseUrl())
+            .allowInsecureUrls(config.allowInsecureUrl())
+            .connectTimeout(Duration.ofSeconds(3))
+            .requestTimeout(Duration.ofSeconds(8));
+    if (config.bearerToken() != null) {
+      client.bearerToken(config.bearerToken());
+    } else {
+      client.apiCredentials(config.apiKey(), config.apiSecret());
+    }
+    CatchUp.Builder builder =
+        CatchUp.builder().client(client.build()).store(store(config)).meterRegistry(registry);
+    if (config.webhookId() != null) {
+      builder.webhookId(config.webhookId());
+    } else {
+      builder.webhookUrl(config.webhookUrl());
+    }
+    return builder.build();
+  }
+
+  static HeartbeatStore store(Config config) {
+    return switch (config.store()) {
+      case REDIS -> HeartbeatStore.redis(config.redisUrl(), config.redisPrefix());
+      case POSTGRES -> {
+        PGSimpleDataSource ds = dataSource(config.databaseUrl());
+        yield HeartbeatStore.postgres(ds, "servicehooks_catchup", "default", true);
+      }
+      case FILE -> HeartbeatStore.file(config.file());
+    };
+  }
+
+  /** A data source with bounded connect, login and socket waits; the password stays out of URLs. */
+  static PGSimpleDataSource dataSource(String databaseUrl) {
+    PGSimpleDataSource ds = new PGSimpleDataSource();
+    try {
+      String[] parts = jdbcUrl(databaseUrl);
+      ds.setURL(parts[0]);
+      if (parts[1] != null) {
+        ds.setUser(parts[1]);
+      }
+      if (parts[2] != null) {
+        ds.setPassword(parts[2]);
+      }
+    } catch (ConsumerMain.ConfigException e) {
+      throw new IllegalArgumentException(e.getMessage());
+    }
+    ds.setConnectTimeout(3);
+    ds.setLoginTimeout(3);
+    ds.setSocketTimeout(8);
+    return ds;
+  }
+
+  /** {jdbc url, user or null, password or null}; a postgres:// URL's credentials come apart. */
+  static String[] jdbcUrl(String databaseUrl) throws ConsumerMain.ConfigException {
+    if (databaseUrl.startsWith("jdbc:postgresql:")) {
+      return new String[] {databaseUrl, null, null};
+    }
+    URI uri;
+    try {
+      uri = URI.create(databaseUrl);
+    } catch (IllegalArgumentException e) {
+      uri = null;
+    }
+    if (uri == null
+        || !("postgres".equals(uri.getScheme()) || "postgresql".equals(uri.getScheme()))
+        || uri.getHost() == null) {
+      throw new ConsumerMain.ConfigException(
+          "DATABASE_URL must be jdbc:postgresql://... or postgres://user:password@host:port/db");
+    }
+    String user = null;
+    String password = null;
+    if (uri.getRawUserInfo() != null) {
+      String[] userInfo = uri.getRawUserInfo().split(":", 2);
+      user = URLDecoder.decode(userInfo[0], StandardCharsets.UTF_8);
+      password =
+          userInfo.length > 1 ? URLDecoder.decode(userInfo[1], StandardCharsets.UTF_8) : null;
+    }
+    String jdbc =
+        "jdbc:postgresql://"
+            + uri.getHost()
+            + (uri.getPort() > 0 ? ":" + uri.getPort() : "")
+            + (uri.getRawPath() == null ? "/" : uri.getRawPath())
+            + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery());
+    return new String[] {jdbc, user, password};
+  }
+
+  private static String value(Map<String, String> env, String name) {
+    String v = env.get(name);
+    return v == null || v.isBlank() ? null : v.strip();
+  }
+}

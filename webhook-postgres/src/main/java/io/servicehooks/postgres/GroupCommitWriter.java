@@ -1,0 +1,222 @@
+package io.servicehooks.postgres;
+
+import io.servicehooks.core.InboxOutcome;
+import io.servicehooks.core.StoredEvent;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Group commit: writer threads take the deliveries waiting on one queue, a little more within the
+ * commit window, and store them all with one {@code INSERT ... ON CONFLICT DO NOTHING RETURNING}
+ * (one transaction). Each delivery's future completes after that commit, with what happened to each
+ * of its events; a failed statement fails every delivery in it.
+ */
+final class GroupCommitWriter {
+
+  private static final Logger log = LoggerFactory.getLogger(PostgresInbox.class);
+
+  /** One delivery waiting to be stored. */
+  private record Pending(List<StoredEvent> events, CompletableFuture<List<InboxOutcome>> done) {}
+
+  private final PostgresInbox.Settings s;
+  private final Runnable stored;
+  private final BlockingQueue<Pending> queue;
+  private final List<Thread> threads = new ArrayList<>();
+  private final Outage outage = new Outage("store");
+  private volatile boolean closed;
+
+  GroupCommitWriter(PostgresInbox.Settings s, Runnable stored) {
+    this.s = s;
+    this.stored = stored;
+    this.queue = new ArrayBlockingQueue<>(s.maxQueuedDeliveries);
+    for (int i = 0; i < s.writers; i++) {
+      Thread t = new Thread(this::run, "servicehooks-inbox-writer-" + (i + 1));
+      t.setDaemon(true);
+      threads.add(t);
+      t.start();
+    }
+  }
+
+  CompletableFuture<List<InboxOutcome>> submit(List<StoredEvent> events) {
+    CompletableFuture<List<InboxOutcome>> done = new CompletableFuture<>();
+    if (closed) {
+      done.completeExceptionally(new RejectedExecutionException("inbox is closed"));
+      return done;
+    }
+    if (events.isEmpty()) {
+      done.complete(List.of());
+      return done;
+    }
+    if (!queue.offer(new Pending(List.copyOf(events), done))) {
+      done.completeExceptionally(
+          new RejectedExecutionException(
+              "inbox store queue is full (" + s.maxQueuedDeliveries + " deliveries)"));
+    }
+    return done;
+  }
+
+  private void run() {
+    long window = s.commitWindow.toNanos();
+    List<Pending> group = new ArrayList<>();
+    while (true) {
+      try {
+        Pending first = queue.poll(100, TimeUnit.MILLISECONDS);
+        if (first == null) {
+          if (closed) {
+            return;
+          }
+          continue;
+        }
+        group.add(first);
+        int rows = first.events().size();
+        long deadline = System.nanoTime() + window;
+        while (rows < s.maxBatchRows) {
+          long left = deadline - System.nanoTime();
+          Pending next = left > 0 ? queue.poll(left, TimeUnit.NANOSECONDS) : queue.poll();
+          if (next == null) {
+            break;
+          }
+          group.add(next);
+          rows += next.events().size();
+        }
+        write(group);
+      } catch (InterruptedException e) {
+        // close() gave up waiting: what was taken still gets an answer.
+        fail(group, e);
+        return;
+      } catch (RuntimeException | Error unexpected) {
+        log.error("Inbox writer failed", unexpected);
+        fail(group, unexpected);
+      } finally {
+        group.clear();
+      }
+    }
+  }
+
+  /**
+   * Stores the group in one statement; on a data error, each delivery alone, so one bad row fails
+   * only its own.
+   */
+  private void write(List<Pending> group) {
+    try {
+      insert(group);
+      outage.worked();
+    } catch (SQLException e) {
+      String state = e.getSQLState();
+      boolean dataError = state != null && (state.startsWith("22") || state.startsWith("23"));
+      if (dataError && group.size() > 1) {
+        for (Pending p : group) {
+          write(List.of(p));
+        }
+        return;
+      }
+      if (dataError) {
+        log.error("Inbox refused a delivery's events: {}", Outage.describe(e));
+      } else {
+        outage.failed(e);
+      }
+      fail(group, e);
+    }
+  }
+
+  private void insert(List<Pending> group) throws SQLException {
+    // A key twice in the group (two copies arriving together): the first is inserted, the others
+    // are its duplicates, answered after the same commit.
+    Map<String, StoredEvent> firsts = new HashMap<>();
+    List<StoredEvent> rows = new ArrayList<>();
+    for (Pending p : group) {
+      for (StoredEvent e : p.events()) {
+        if (firsts.putIfAbsent(e.dedupKey(), e) == null) {
+          rows.add(e);
+        }
+      }
+    }
+    int n = rows.size();
+    String[][] columns = new String[10][n];
+    for (int i = 0; i < n; i++) {
+      StoredEvent e = rows.get(i);
+      columns[0][i] = e.dedupKey();
+      columns[1][i] = e.id();
+      columns[2][i] = e.type();
+      columns[3][i] = e.originalType();
+      columns[4][i] = e.family().name();
+      columns[5][i] = e.forUserId();
+      columns[6][i] = e.tag();
+      columns[7][i] = e.filterJson();
+      columns[8][i] = e.payloadJson();
+      columns[9][i] = e.deliveryJson();
+    }
+    Set<String> inserted = new HashSet<>();
+    try (Connection c = s.dataSource.getConnection()) {
+      if (!c.getAutoCommit()) {
+        c.setAutoCommit(true); // one statement, one transaction, committed when it returns
+      }
+      try (PreparedStatement st = c.prepareStatement(s.tables.insert)) {
+        st.setQueryTimeout(s.timeoutSeconds());
+        for (int col = 0; col < columns.length; col++) {
+          Array array = c.createArrayOf("text", columns[col]);
+          st.setArray(col + 1, array);
+        }
+        try (ResultSet r = st.executeQuery()) {
+          while (r.next()) {
+            inserted.add(r.getString(1));
+          }
+        }
+      }
+    }
+    for (Pending p : group) {
+      List<InboxOutcome> outcomes = new ArrayList<>(p.events().size());
+      for (StoredEvent e : p.events()) {
+        boolean mine = firsts.get(e.dedupKey()) == e && inserted.contains(e.dedupKey());
+        outcomes.add(mine ? InboxOutcome.STORED : InboxOutcome.DUPLICATE);
+      }
+      p.done().complete(outcomes);
+    }
+    if (!inserted.isEmpty()) {
+      stored.run();
+    }
+  }
+
+  private static void fail(List<Pending> group, Throwable cause) {
+    for (Pending p : group) {
+      p.done().completeExceptionally(cause);
+    }
+  }
+
+  /** Refuses new stores; the writers store what is queued, until {@code deadline} at most. */
+  void close(long deadline) {
+    closed = true;
+    for (Thread t : threads) {
+      long left = deadline - System.nanoTime();
+      try {
+        if (left > 0) {
+          TimeUnit.NANOSECONDS.timedJoin(t, left);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      if (t.isAlive()) {
+        t.interrupt();
+      }
+    }
+    List<Pending> left = new ArrayList<>();
+    queue.drainTo(left);
+    fail(left, new RejectedExecutionException("inbox closed before this delivery was stored"));
+  }
+}

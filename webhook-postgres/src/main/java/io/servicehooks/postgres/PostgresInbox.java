@@ -1,0 +1,479 @@
+package io.servicehooks.postgres;
+
+import io.servicehooks.core.EventInbox;
+import io.servicehooks.core.InboxOutcome;
+import io.servicehooks.core.InboxProcessor;
+import io.servicehooks.core.StoredEvent;
+import java.lang.management.ManagementFactory;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A durable inbox on PostgreSQL, shared by every instance of a consumer: the {@link EventInbox} of
+ * {@link io.servicehooks.core.Acknowledgement#DURABLE}.
+ *
+ * <pre>{@code
+ * PostgresInbox inbox = PostgresInbox.builder().dataSource(dataSource).createSchema(true).build();
+ * WebhookConsumer consumer = WebhookConsumer.builder()
+ *     .consumerSecrets(System.getenv("SERVICE_CONSUMER_SECRET"))
+ *     .inbox(inbox)
+ *     .on("post.create", event -> save(event))
+ *     .build();
+ * }</pre>
+ *
+ * <ul>
+ *   <li><b>Storing</b>: concurrent deliveries are written together (group commit): a writer takes
+ *       what is queued, waits up to {@link Builder#commitWindow} for more (at most {@link
+ *       Builder#maxBatchRows} events), and stores them with one {@code INSERT ... ON CONFLICT
+ *       (dedup_key) DO NOTHING} in one transaction. Each delivery's stage completes after that
+ *       commit; if it fails, every delivery in it fails (answered 503).
+ *   <li><b>Workers</b>: a poller takes due rows (up to twice the workers' count) with {@code FOR
+ *       UPDATE SKIP LOCKED} and leases them ({@link Builder#lease}); {@link Builder#workers}
+ *       threads run the listeners outside any transaction and mark each row done, or due again
+ *       after an exponential back-off with jitter, or dead after {@link Builder#maxAttempts}. A row
+ *       whose worker died is due again when its lease ends. Idle, or with the database unreachable,
+ *       the poller backs off to {@link Builder#maxPollInterval}; it logs an outage once and resumes
+ *       by itself. No order is promised between events.
+ *   <li><b>Retention</b>: done rows are purged after {@link Builder#retention} (the dedup window)
+ *       in batches; dead letters stay. See {@link InboxAdmin} for operating it.
+ * </ul>
+ *
+ * Every statement has a time-out ({@link Builder#statementTimeout}); getting a connection is
+ * bounded by the DataSource's own settings (set the pool's connection time-out below 5 s).
+ */
+public final class PostgresInbox implements EventInbox {
+
+  private static final Logger log = LoggerFactory.getLogger(PostgresInbox.class);
+
+  /** Default {@link Builder#schema}. */
+  public static final String DEFAULT_SCHEMA = "servicehooks";
+
+  /** Default {@link Builder#table}. */
+  public static final String DEFAULT_TABLE = "webhook_inbox";
+
+  /** Default {@link Builder#commitWindow}: 2 ms. */
+  public static final Duration DEFAULT_COMMIT_WINDOW = Duration.ofMillis(2);
+
+  /** Default {@link Builder#maxBatchRows}. */
+  public static final int DEFAULT_MAX_BATCH_ROWS = 500;
+
+  /** Default {@link Builder#writers}. */
+  public static final int DEFAULT_WRITERS = 2;
+
+  /** Default {@link Builder#maxQueuedDeliveries}. */
+  public static final int DEFAULT_MAX_QUEUED_DELIVERIES = 10_000;
+
+  /** Default {@link Builder#workers}. */
+  public static final int DEFAULT_WORKERS = 4;
+
+  /** Default {@link Builder#lease}: 60 s. */
+  public static final Duration DEFAULT_LEASE = Duration.ofSeconds(60);
+
+  /** Default {@link Builder#maxAttempts}. */
+  public static final int DEFAULT_MAX_ATTEMPTS = 10;
+
+  /** Default {@link Builder#backoff} base: 2 s. */
+  public static final Duration DEFAULT_BACKOFF_BASE = Duration.ofSeconds(2);
+
+  /** Default {@link Builder#backoff} maximum: 5 min. */
+  public static final Duration DEFAULT_BACKOFF_MAX = Duration.ofMinutes(5);
+
+  /** Default {@link Builder#retention}: 24 h, the platform's replay (and dedup) window. */
+  public static final Duration DEFAULT_RETENTION = Duration.ofHours(24);
+
+  /** Default {@link Builder#purgeBatchSize}. */
+  public static final int DEFAULT_PURGE_BATCH_SIZE = 1000;
+
+  /** Default {@link Builder#purgeInterval}: 5 min. */
+  public static final Duration DEFAULT_PURGE_INTERVAL = Duration.ofMinutes(5);
+
+  /** Default {@link Builder#pollInterval}: 200 ms. */
+  public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofMillis(200);
+
+  /** Default {@link Builder#maxPollInterval}: 1 s. */
+  public static final Duration DEFAULT_MAX_POLL_INTERVAL = Duration.ofSeconds(1);
+
+  /** Default {@link Builder#statementTimeout}: 5 s. */
+  public static final Duration DEFAULT_STATEMENT_TIMEOUT = Duration.ofSeconds(5);
+
+  /** Default {@link Builder#gaugeInterval}: 15 s. */
+  public static final Duration DEFAULT_GAUGE_INTERVAL = Duration.ofSeconds(15);
+
+  /** Default {@link Builder#drainTimeout}: 10 s. */
+  public static final Duration DEFAULT_DRAIN_TIMEOUT = Duration.ofSeconds(10);
+
+  private final Settings settings;
+  private final GroupCommitWriter writer;
+  private final Workers workers;
+  private final Maintenance maintenance;
+  private final AtomicBoolean started = new AtomicBoolean();
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private PostgresInbox(Settings s) {
+    this.settings = s;
+    this.workers = new Workers(s);
+    this.writer = new GroupCommitWriter(s, workers::wake);
+    this.maintenance = new Maintenance(s);
+  }
+
+  /** A builder; {@link Builder#dataSource} is the one required setting. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Queues the delivery's events for the next group commit; the stage completes after it. Fails at
+   * once (without I/O) when the inbox is closed or {@link Builder#maxQueuedDeliveries} deliveries
+   * already wait.
+   */
+  @Override
+  public CompletionStage<List<InboxOutcome>> store(List<StoredEvent> events) {
+    Objects.requireNonNull(events, "events");
+    return writer.submit(events);
+  }
+
+  /** Starts the poller, the workers and the periodic purge and gauge refresh. */
+  @Override
+  public void start(InboxProcessor processor) {
+    Objects.requireNonNull(processor, "processor");
+    if (closed.get()) {
+      throw new IllegalStateException("inbox is closed");
+    }
+    if (!started.compareAndSet(false, true)) {
+      throw new IllegalStateException("inbox already started");
+    }
+    workers.start(processor);
+    maintenance.start();
+  }
+
+  /** {@code false}: {@link #store} only queues; the writer threads do the I/O. */
+  @Override
+  public boolean mayBlock() {
+    return false;
+  }
+
+  /** Operations on this inbox's tables, with its names, retention and time-outs. */
+  public InboxAdmin admin() {
+    return InboxAdmin.builder()
+        .dataSource(settings.dataSource)
+        .schema(settings.tables.schema)
+        .table(settings.tables.table)
+        .retention(settings.retention)
+        .purgeBatchSize(settings.purgeBatchSize)
+        .statementTimeout(settings.statementTimeout)
+        .build();
+  }
+
+  /**
+   * Stops taking events (later stores fail), writes what is queued, stops the poller and lets
+   * running listeners finish for up to {@link Builder#drainTimeout}; rows still running after that
+   * are due again when their lease ends. Idempotent.
+   */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    long deadline = System.nanoTime() + settings.drainTimeout.toNanos();
+    writer.close(deadline);
+    workers.close(deadline);
+    maintenance.close();
+  }
+
+  /** Tests: stops every thread at once and marks nothing, as a killed process would. */
+  void crash() {
+    closed.set(true);
+    workers.crash();
+    writer.close(System.nanoTime());
+    maintenance.close();
+  }
+
+  @Override
+  public String toString() {
+    return "PostgresInbox[" + settings.tables + ", instance=" + settings.instance + "]";
+  }
+
+  static int seconds(Duration timeout) {
+    return (int) Math.max(1, Math.min(Integer.MAX_VALUE, (timeout.toMillis() + 999) / 1000));
+  }
+
+  static Duration positive(String what, Duration value) {
+    Objects.requireNonNull(value, what);
+    if (value.isNegative() || value.isZero()) {
+      throw new IllegalArgumentException(what + " must be positive, was " + value);
+    }
+    return value;
+  }
+
+  static int atLeastOne(String what, int value) {
+    if (value < 1) {
+      throw new IllegalArgumentException(what + " must be at least 1, was " + value);
+    }
+    return value;
+  }
+
+  /** What the builder collected; read by the inbox's parts. */
+  static final class Settings {
+    DataSource dataSource;
+    Tables tables = new Tables(DEFAULT_SCHEMA, DEFAULT_TABLE);
+    boolean createSchema;
+    Duration commitWindow = DEFAULT_COMMIT_WINDOW;
+    int maxBatchRows = DEFAULT_MAX_BATCH_ROWS;
+    int writers = DEFAULT_WRITERS;
+    int maxQueuedDeliveries = DEFAULT_MAX_QUEUED_DELIVERIES;
+    int workers = DEFAULT_WORKERS;
+    Duration lease = DEFAULT_LEASE;
+    int maxAttempts = DEFAULT_MAX_ATTEMPTS;
+    Duration backoffBase = DEFAULT_BACKOFF_BASE;
+    Duration backoffMax = DEFAULT_BACKOFF_MAX;
+    Duration retention = DEFAULT_RETENTION;
+    int purgeBatchSize = DEFAULT_PURGE_BATCH_SIZE;
+    Duration purgeInterval = DEFAULT_PURGE_INTERVAL;
+    Duration pollInterval = DEFAULT_POLL_INTERVAL;
+    Duration maxPollInterval = DEFAULT_MAX_POLL_INTERVAL;
+    Duration statementTimeout = DEFAULT_STATEMENT_TIMEOUT;
+    Duration gaugeInterval = DEFAULT_GAUGE_INTERVAL;
+    Duration drainTimeout = DEFAULT_DRAIN_TIMEOUT;
+    InboxMeters meters = InboxMeters.NONE;
+    String instance = defaultInstance();
+
+    int timeoutSeconds() {
+      return seconds(statementTimeout);
+    }
+
+    /** Back-off before attempt {@code attempts + 1}: base doubled per attempt, capped, jittered. */
+    long backoffMillis(int attempts, double random) {
+      long base = backoffBase.toMillis();
+      long max = backoffMax.toMillis();
+      int shift = Math.min(Math.max(attempts - 1, 0), 30);
+      long full = base > (max >> shift) ? max : Math.min(max, base << shift);
+      // "Equal jitter": at least half the delay, so retries stay spread but never bunch at zero.
+      return full / 2 + (long) (random * (full - full / 2));
+    }
+
+    private static String defaultInstance() {
+      String name = ManagementFactory.getRuntimeMXBean().getName(); // pid@host
+      return name + "/" + Integer.toHexString(ThreadLocalRandom.current().nextInt());
+    }
+  }
+
+  /**
+   * Configures a {@link PostgresInbox}. Every method validates its argument at once; {@link
+   * #build()} checks that a DataSource was given and, with {@link #createSchema}, creates the
+   * tables.
+   */
+  public static final class Builder {
+    private final Settings s = new Settings();
+    private String schema = DEFAULT_SCHEMA;
+    private String table = DEFAULT_TABLE;
+
+    private Builder() {}
+
+    /**
+     * Where the inbox lives: a pool (HikariCP, say) with at least {@link #writers} + 2 connections.
+     * Its connection time-out bounds how long a store waits for one; keep it below 5 s.
+     */
+    public Builder dataSource(DataSource dataSource) {
+      s.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+      return this;
+    }
+
+    /** The schema (default {@value #DEFAULT_SCHEMA}); a plain lower-case identifier. */
+    public Builder schema(String schema) {
+      this.schema = Tables.checkName("schema", schema);
+      return this;
+    }
+
+    /**
+     * The inbox table (default {@value #DEFAULT_TABLE}); a plain lower-case identifier. Its indexes
+     * and the version table are named after it.
+     */
+    public Builder table(String table) {
+      this.table = Tables.checkName("table", table);
+      return this;
+    }
+
+    /**
+     * Whether {@link #build()} creates the schema and tables when missing (default {@code false}: a
+     * DBA applies {@code db/migration/servicehooks/V1__inbox.sql}, see the module's README).
+     */
+    public Builder createSchema(boolean create) {
+      s.createSchema = create;
+      return this;
+    }
+
+    /** How long a writer waits for more deliveries to share a commit (default 2 ms; zero: none). */
+    public Builder commitWindow(Duration window) {
+      Objects.requireNonNull(window, "commitWindow");
+      if (window.isNegative() || window.compareTo(Duration.ofSeconds(1)) > 0) {
+        throw new IllegalArgumentException("commitWindow must be within 0..1 s, was " + window);
+      }
+      s.commitWindow = window;
+      return this;
+    }
+
+    /** Most events in one commit (default {@value #DEFAULT_MAX_BATCH_ROWS}). */
+    public Builder maxBatchRows(int rows) {
+      s.maxBatchRows = atLeastOne("maxBatchRows", rows);
+      return this;
+    }
+
+    /** Writer threads, each committing one group at a time (default {@value #DEFAULT_WRITERS}). */
+    public Builder writers(int writers) {
+      s.writers = atLeastOne("writers", writers);
+      return this;
+    }
+
+    /**
+     * How many deliveries may wait for a writer (default {@value #DEFAULT_MAX_QUEUED_DELIVERIES});
+     * beyond that a store fails at once and the delivery is answered 503.
+     */
+    public Builder maxQueuedDeliveries(int deliveries) {
+      s.maxQueuedDeliveries = atLeastOne("maxQueuedDeliveries", deliveries);
+      return this;
+    }
+
+    /** Threads running listeners in this instance (default {@value #DEFAULT_WORKERS}). */
+    public Builder workers(int workers) {
+      s.workers = atLeastOne("workers", workers);
+      return this;
+    }
+
+    /**
+     * How long a taken row belongs to its instance (default 60 s). A look takes up to twice as many
+     * rows as there are workers, so a row may wait for one listener before its own runs: keep the
+     * lease above twice the slowest listener. When it ends, the row is due again and may run twice.
+     */
+    public Builder lease(Duration lease) {
+      s.lease = positive("lease", lease);
+      return this;
+    }
+
+    /** Attempts before a row becomes a dead letter (default {@value #DEFAULT_MAX_ATTEMPTS}). */
+    public Builder maxAttempts(int attempts) {
+      s.maxAttempts = atLeastOne("maxAttempts", attempts);
+      return this;
+    }
+
+    /**
+     * Delay after a failed attempt: {@code base * 2^(attempt-1)}, at most {@code max}, then a
+     * random point in its upper half (defaults 2 s and 5 min: about 18 minutes over ten attempts).
+     */
+    public Builder backoff(Duration base, Duration max) {
+      positive("backoff base", base);
+      positive("backoff max", max);
+      if (max.compareTo(base) < 0) {
+        throw new IllegalArgumentException(
+            "backoff max must not be below base, was " + max + " < " + base);
+      }
+      s.backoffBase = base;
+      s.backoffMax = max;
+      return this;
+    }
+
+    /** How long done rows are kept, the dedup window (default 24 h). */
+    public Builder retention(Duration retention) {
+      s.retention = positive("retention", retention);
+      return this;
+    }
+
+    /** Rows deleted per purge statement (default {@value #DEFAULT_PURGE_BATCH_SIZE}). */
+    public Builder purgeBatchSize(int rows) {
+      s.purgeBatchSize = atLeastOne("purgeBatchSize", rows);
+      return this;
+    }
+
+    /** How often this instance purges (default 5 min). */
+    public Builder purgeInterval(Duration interval) {
+      s.purgeInterval = positive("purgeInterval", interval);
+      return this;
+    }
+
+    /**
+     * How soon the poller looks again after finding nothing (default 200 ms); each empty look
+     * doubles it up to {@link #maxPollInterval}. Rows stored by this instance wake it at once.
+     */
+    public Builder pollInterval(Duration interval) {
+      s.pollInterval = positive("pollInterval", interval);
+      return this;
+    }
+
+    /**
+     * The longest idle wait between looks, and between tries while the database is unreachable
+     * (default 1 s).
+     */
+    public Builder maxPollInterval(Duration interval) {
+      s.maxPollInterval = positive("maxPollInterval", interval);
+      return this;
+    }
+
+    /** Time-out of every statement (default 5 s; whole seconds, at least one). */
+    public Builder statementTimeout(Duration timeout) {
+      s.statementTimeout = positive("statementTimeout", timeout);
+      return this;
+    }
+
+    /** How long {@link PostgresInbox#close()} waits for queued stores and running listeners. */
+    public Builder drainTimeout(Duration timeout) {
+      Objects.requireNonNull(timeout, "drainTimeout");
+      if (timeout.isNegative()) {
+        throw new IllegalArgumentException("drainTimeout must not be negative, was " + timeout);
+      }
+      s.drainTimeout = timeout;
+      return this;
+    }
+
+    /**
+     * Records {@code webhook.inbox.pending}, {@code webhook.inbox.dead}, {@code webhook.inbox.lag}
+     * (seconds; gauges refreshed every {@link #gaugeInterval} by one query), the timer {@code
+     * webhook.inbox.processing} (tag {@code outcome}: done, retry, dead) and the counters {@code
+     * webhook.inbox.retries} and {@code webhook.inbox.dead.lettered}, all tagged {@code table}.
+     * Without it nothing is recorded and Micrometer need not be present.
+     */
+    public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
+      Objects.requireNonNull(registry, "registry");
+      s.meters = new MicrometerInboxMeters(registry);
+      return this;
+    }
+
+    /** How often the gauges' count query runs (default 15 s). */
+    public Builder gaugeInterval(Duration interval) {
+      s.gaugeInterval = positive("gaugeInterval", interval);
+      return this;
+    }
+
+    /**
+     * Builds the inbox and starts its writers; with {@link #createSchema} it first creates what is
+     * missing.
+     *
+     * @throws IllegalStateException if no DataSource was given, or the schema could not be created
+     *     (the cause says why)
+     */
+    public PostgresInbox build() {
+      if (s.dataSource == null) {
+        throw new IllegalStateException("dataSource(...) is required");
+      }
+      s.tables = new Tables(schema, table);
+      if (s.createSchema) {
+        try (Connection c = s.dataSource.getConnection()) {
+          Migrations.apply(c, s.tables, s.timeoutSeconds());
+        } catch (SQLException e) {
+          throw new IllegalStateException(
+              "could not create the inbox schema " + s.tables + ": " + e.getMessage(), e);
+        }
+      }
+      s.meters.bind(s);
+      log.debug("Inbox {} built", s.tables);
+      return new PostgresInbox(s);
+    }
+  }
+}

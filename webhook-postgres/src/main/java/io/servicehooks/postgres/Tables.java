@@ -1,0 +1,147 @@
+package io.servicehooks.postgres;
+
+import java.util.regex.Pattern;
+
+/**
+ * The inbox's qualified names and every statement on them, built once. Names are plain lower-case
+ * identifiers, checked here, so they are written into SQL unquoted and never carry an injection.
+ */
+final class Tables {
+
+  private static final Pattern NAME = Pattern.compile("[a-z_][a-z0-9_]{0,47}");
+
+  /**
+   * A one-row FROM item that turns off waiting for the WAL flush for the statement's own
+   * (auto-commit) transaction. Only the insert must be durable before its delivery is answered; a
+   * lease or an outcome lost in a database crash only runs the event once more, and without the
+   * wait a worker's statements take a round trip instead of a disk flush.
+   */
+  private static final String NO_FLUSH_WAIT =
+      "(SELECT set_config('synchronous_commit', 'off', true)) AS no_flush_wait";
+
+  /** Columns a worker reads to rebuild an event, after {@code id, attempts}. */
+  private static final String EVENT_COLUMNS =
+      "dedup_key, event_id, event_type, original_type, family, for_user_id, tag, filter_json,"
+          + " payload_json, delivery_json";
+
+  final String schema;
+  final String table;
+  final String qualified;
+
+  final String insert;
+  final String claim;
+  final String markDone;
+  final String markFailed;
+  final String gauges;
+  final String stats;
+  final String list;
+  final String retry;
+  final String retryAllDead;
+  final String purge;
+
+  Tables(String schema, String table) {
+    this.schema = checkName("schema", schema);
+    this.table = checkName("table", table);
+    this.qualified = schema + "." + table;
+    String t = qualified;
+    // One statement stores a whole group: ten arrays, one element per event.
+    this.insert =
+        "INSERT INTO "
+            + t
+            + " ("
+            + EVENT_COLUMNS
+            + ") SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[],"
+            + " ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])"
+            + " ON CONFLICT (dedup_key) DO NOTHING RETURNING dedup_key";
+    // A running row's due_at is the end of its lease: a row whose worker died is due again.
+    this.claim =
+        "WITH due AS (SELECT id FROM "
+            + t
+            + " WHERE status IN ('pending', 'running') AND due_at <= now()"
+            + " ORDER BY due_at LIMIT ? FOR UPDATE SKIP LOCKED)"
+            + " UPDATE "
+            + t
+            + " AS r SET status = 'running', attempts = r.attempts + 1, leased_by = ?,"
+            + " due_at = now() + ? * interval '1 millisecond'"
+            + " FROM due, "
+            + NO_FLUSH_WAIT
+            + " WHERE r.id = due.id RETURNING r.id, r.attempts, "
+            + prefixed("r.", EVENT_COLUMNS);
+    // The attempt number fences a late worker: its row was taken again after its lease ended.
+    this.markDone =
+        "UPDATE "
+            + t
+            + " SET status = 'done', done_at = now(), leased_by = NULL FROM "
+            + NO_FLUSH_WAIT
+            + " WHERE id = ? AND status = 'running' AND attempts = ?";
+    this.markFailed =
+        "UPDATE "
+            + t
+            + " SET status = CASE WHEN attempts >= ? THEN 'dead' ELSE 'pending' END,"
+            + " due_at = now() + ? * interval '1 millisecond', leased_by = NULL, last_error = ?"
+            + " FROM "
+            + NO_FLUSH_WAIT
+            + " WHERE id = ? AND status = 'running' AND attempts = ? RETURNING status";
+    // Each count runs on a partial index; done rows (the bulk) are never counted here.
+    this.gauges =
+        "SELECT (SELECT count(*) FROM "
+            + t
+            + " WHERE status IN ('pending', 'running')),"
+            + " (SELECT count(*) FROM "
+            + t
+            + " WHERE status = 'dead'),"
+            + " (SELECT coalesce(extract(epoch FROM now() - min(due_at)), 0) FROM "
+            + t
+            + " WHERE status IN ('pending', 'running') AND due_at <= now())";
+    this.stats =
+        "SELECT count(*) FILTER (WHERE status = 'pending'),"
+            + " count(*) FILTER (WHERE status = 'running'),"
+            + " count(*) FILTER (WHERE status = 'done'),"
+            + " count(*) FILTER (WHERE status = 'dead'),"
+            + " coalesce(extract(epoch FROM now() - min(due_at) FILTER"
+            + " (WHERE status IN ('pending', 'running') AND due_at <= now())), 0)"
+            + " FROM "
+            + t;
+    this.list =
+        "SELECT id, event_id, event_type, status, attempts, received_at, due_at, done_at,"
+            + " last_error FROM "
+            + t
+            + " WHERE status = ? ORDER BY id LIMIT ?";
+    this.retry =
+        "UPDATE "
+            + t
+            + " SET status = 'pending', attempts = 0, due_at = now(), leased_by = NULL"
+            + " WHERE id = ? AND status IN ('dead', 'pending')";
+    this.retryAllDead =
+        "UPDATE "
+            + t
+            + " SET status = 'pending', attempts = 0, due_at = now(), leased_by = NULL"
+            + " WHERE status = 'dead'";
+    this.purge =
+        "DELETE FROM "
+            + t
+            + " WHERE id IN (SELECT id FROM "
+            + t
+            + " WHERE status = 'done' AND done_at < now() - ? * interval '1 millisecond'"
+            + " ORDER BY done_at LIMIT ?)";
+  }
+
+  static String checkName(String what, String name) {
+    if (name == null || !NAME.matcher(name).matches()) {
+      throw new IllegalArgumentException(
+          what
+              + " must be a lower-case identifier ([a-z_][a-z0-9_]*, at most 48 characters), was "
+              + name);
+    }
+    return name;
+  }
+
+  private static String prefixed(String prefix, String columns) {
+    return prefix + columns.replace(", ", ", " + prefix);
+  }
+
+  @Override
+  public String toString() {
+    return qualified;
+  }
+}

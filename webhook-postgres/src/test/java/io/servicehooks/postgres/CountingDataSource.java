@@ -1,0 +1,120 @@
+package io.servicehooks.postgres;
+
+import java.io.PrintWriter;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+
+/**
+ * A DataSource that counts what reaches the database through it: connections taken, statements
+ * executed, and transactions (an explicit commit, or a statement run in auto-commit mode, which
+ * PostgreSQL commits on its own).
+ */
+final class CountingDataSource implements DataSource {
+
+  final AtomicInteger connections = new AtomicInteger();
+  final AtomicInteger statements = new AtomicInteger();
+  final AtomicInteger transactions = new AtomicInteger();
+  private final DataSource target;
+
+  CountingDataSource(DataSource target) {
+    this.target = target;
+  }
+
+  @Override
+  public Connection getConnection() throws SQLException {
+    connections.incrementAndGet();
+    return wrap(target.getConnection());
+  }
+
+  @Override
+  public Connection getConnection(String user, String password) throws SQLException {
+    connections.incrementAndGet();
+    return wrap(target.getConnection(user, password));
+  }
+
+  private Connection wrap(Connection c) {
+    InvocationHandler h =
+        (proxy, method, args) -> {
+          Object result = invoke(c, method, args);
+          if (method.getName().equals("commit")) {
+            transactions.incrementAndGet();
+          }
+          if (result instanceof Statement s) {
+            return wrap(s, c);
+          }
+          return result;
+        };
+    return (Connection)
+        Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Connection.class}, h);
+  }
+
+  private Statement wrap(Statement s, Connection c) {
+    Class<?> type =
+        s instanceof java.sql.PreparedStatement
+            ? java.sql.PreparedStatement.class
+            : Statement.class;
+    InvocationHandler h =
+        (proxy, method, args) -> {
+          if (method.getName().startsWith("execute")) {
+            statements.incrementAndGet();
+            if (c.getAutoCommit()) {
+              transactions.incrementAndGet();
+            }
+          }
+          return invoke(s, method, args);
+        };
+    return (Statement)
+        Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {type}, h);
+  }
+
+  private static Object invoke(Object target, java.lang.reflect.Method method, Object[] args)
+      throws Throwable {
+    try {
+      return method.invoke(target, args);
+    } catch (InvocationTargetException e) {
+      throw e.getCause();
+    }
+  }
+
+  @Override
+  public PrintWriter getLogWriter() throws SQLException {
+    return target.getLogWriter();
+  }
+
+  @Override
+  public void setLogWriter(PrintWriter out) throws SQLException {
+    target.setLogWriter(out);
+  }
+
+  @Override
+  public void setLoginTimeout(int seconds) throws SQLException {
+    target.setLoginTimeout(seconds);
+  }
+
+  @Override
+  public int getLoginTimeout() throws SQLException {
+    return target.getLoginTimeout();
+  }
+
+  @Override
+  public Logger getParentLogger() {
+    return Logger.getGlobal();
+  }
+
+  @Override
+  public <T> T unwrap(Class<T> iface) throws SQLException {
+    return target.unwrap(iface);
+  }
+
+  @Override
+  public boolean isWrapperFor(Class<?> iface) throws SQLException {
+    return target.isWrapperFor(iface);
+  }
+}

@@ -1,0 +1,201 @@
+package io.servicehooks.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.servicehooks.core.InboxOutcome;
+import io.servicehooks.core.StoredEvent;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/** Storing: the insert is the dedup, group commit, and nothing stored when the database is gone. */
+final class StoreTest {
+
+  private TestDatabase.Schema schema;
+  private HikariDataSource pool;
+  private PostgresInbox inbox;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    schema = new TestDatabase.Schema();
+    pool = TestDatabase.pool(8);
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    if (inbox != null) {
+      inbox.close();
+    }
+    pool.close();
+    schema.close();
+  }
+
+  private PostgresInbox.Builder builder(javax.sql.DataSource ds) {
+    return PostgresInbox.builder().dataSource(ds).schema(schema.name).createSchema(true);
+  }
+
+  private static List<InboxOutcome> store(PostgresInbox inbox, StoredEvent... events)
+      throws Exception {
+    return inbox.store(List.of(events)).toCompletableFuture().get(10, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void store_newEvent_committedPendingRowWithEveryValue() throws Exception {
+    inbox = builder(pool).build();
+    StoredEvent event = Events.post("100");
+
+    assertThat(store(inbox, event)).containsExactly(InboxOutcome.STORED);
+
+    try (Connection c = pool.getConnection();
+        PreparedStatement s =
+            c.prepareStatement(
+                "SELECT event_id, event_type, original_type, family, for_user_id, tag,"
+                    + " filter_json, payload_json, delivery_json, status, attempts FROM "
+                    + schema.table()
+                    + " WHERE dedup_key = 'e:100'");
+        ResultSet r = s.executeQuery()) {
+      assertThat(r.next()).isTrue();
+      assertThat(r.getString(1)).isEqualTo("100");
+      assertThat(r.getString(2)).isEqualTo("post.create");
+      assertThat(r.getString(3)).isEqualTo("post.create");
+      assertThat(r.getString(4)).isEqualTo("ACTIVITY");
+      assertThat(r.getString(5)).isNull();
+      assertThat(r.getString(6)).isEqualTo("t");
+      assertThat(r.getString(7)).isEqualTo(event.filterJson());
+      assertThat(r.getString(8)).isEqualTo(event.payloadJson());
+      assertThat(r.getString(9)).isEqualTo(event.deliveryJson());
+      assertThat(r.getString(10)).isEqualTo("pending");
+      assertThat(r.getInt(11)).isZero();
+    }
+  }
+
+  @Test
+  void store_copyOfStoredEvent_duplicateAndStillOneRow() throws Exception {
+    inbox = builder(pool).build();
+    store(inbox, Events.post("1"));
+
+    assertThat(store(inbox, Events.post("1"), Events.post("2")))
+        .containsExactly(InboxOutcome.DUPLICATE, InboxOutcome.STORED);
+    assertThat(schema.number("SELECT count(*) FROM " + schema.table())).isEqualTo(2);
+  }
+
+  @Test
+  void store_twoCopiesInOneGroup_oneStoredOneDuplicate() throws Exception {
+    inbox = builder(pool).commitWindow(Duration.ofMillis(200)).build();
+
+    CompletableFuture<List<InboxOutcome>> a =
+        inbox.store(List.of(Events.post("5"))).toCompletableFuture();
+    CompletableFuture<List<InboxOutcome>> b =
+        inbox.store(List.of(Events.post("5"))).toCompletableFuture();
+
+    List<InboxOutcome> outcomes = new ArrayList<>(a.get(10, TimeUnit.SECONDS));
+    outcomes.addAll(b.get(10, TimeUnit.SECONDS));
+    assertThat(outcomes).containsExactlyInAnyOrder(InboxOutcome.STORED, InboxOutcome.DUPLICATE);
+    assertThat(schema.number("SELECT count(*) FROM " + schema.table())).isEqualTo(1);
+  }
+
+  @Test
+  void store_64ConcurrentDeliveries_shareFarFewerTransactions() throws Exception {
+    CountingDataSource counting = new CountingDataSource(pool);
+    inbox = builder(counting).build();
+    int before = counting.transactions.get();
+    CountDownLatch go = new CountDownLatch(1);
+    List<CompletableFuture<List<InboxOutcome>>> answers = new ArrayList<>();
+    List<Thread> senders = new ArrayList<>();
+    for (int i = 0; i < 64; i++) {
+      String id = "g" + i;
+      CompletableFuture<List<InboxOutcome>> answer = new CompletableFuture<>();
+      answers.add(answer);
+      Thread t =
+          new Thread(
+              () -> {
+                try {
+                  go.await();
+                  inbox
+                      .store(List.of(Events.post(id)))
+                      .whenComplete(
+                          (o, e) -> {
+                            if (e != null) {
+                              answer.completeExceptionally(e);
+                            } else {
+                              answer.complete(o);
+                            }
+                          });
+                } catch (InterruptedException e) {
+                  answer.completeExceptionally(e);
+                }
+              });
+      senders.add(t);
+      t.start();
+    }
+    go.countDown();
+    for (CompletableFuture<List<InboxOutcome>> answer : answers) {
+      assertThat(answer.get(10, TimeUnit.SECONDS)).containsExactly(InboxOutcome.STORED);
+    }
+
+    int transactions = counting.transactions.get() - before;
+    assertThat(schema.number("SELECT count(*) FROM " + schema.table())).isEqualTo(64);
+    // Typically 2 to 6 here; the bound leaves room for a loaded machine scheduling the senders
+    // late.
+    assertThat(transactions).isBetween(1, 24);
+  }
+
+  @Test
+  void store_databaseUnreachable_failsAndStoresNothing() throws Exception {
+    PGSimpleDataSource nowhere = new PGSimpleDataSource();
+    nowhere.setURL("jdbc:postgresql://127.0.0.1:9/test?user=postgres");
+    nowhere.setConnectTimeout(1);
+    nowhere.setLoginTimeout(1);
+    builder(pool).build().close(); // the tables exist, only the path to them is gone
+    inbox = PostgresInbox.builder().dataSource(nowhere).schema(schema.name).build();
+
+    CompletableFuture<List<InboxOutcome>> answer =
+        inbox.store(List.of(Events.post("lost"))).toCompletableFuture();
+
+    assertThatThrownBy(() -> answer.get(10, TimeUnit.SECONDS))
+        .isInstanceOf(ExecutionException.class)
+        .hasCauseInstanceOf(java.sql.SQLException.class);
+    assertThat(schema.number("SELECT count(*) FROM " + schema.table())).isZero();
+  }
+
+  @Test
+  void store_afterClose_failsAtOnce() throws Exception {
+    inbox = builder(pool).build();
+    inbox.close();
+
+    assertThat(inbox.store(List.of(Events.post("1"))).toCompletableFuture())
+        .isCompletedExceptionally();
+  }
+
+  @Test
+  void databasePassword_neverInToStringOrTheFailure() throws Exception {
+    PGSimpleDataSource guarded = new PGSimpleDataSource();
+    guarded.setURL("jdbc:postgresql://127.0.0.1:9/test");
+    guarded.setUser("app");
+    guarded.setPassword("pw-s3cret-value");
+    guarded.setConnectTimeout(1);
+    inbox = PostgresInbox.builder().dataSource(guarded).schema(schema.name).build();
+
+    CompletableFuture<List<InboxOutcome>> answer =
+        inbox.store(List.of(Events.post("1"))).toCompletableFuture();
+
+    assertThat(answer).failsWithin(Duration.ofSeconds(10));
+    Throwable failure = answer.handle((ok, e) -> e).join();
+    assertThat(String.valueOf(failure)).doesNotContain("pw-s3cret-value");
+    assertThat(inbox.toString()).doesNotContain("pw-s3cret-value");
+    assertThat(inbox.admin().toString()).doesNotContain("pw-s3cret-value");
+  }
+}
