@@ -16,6 +16,10 @@
 #           d-worker  the same jar, LISTENER_MODE=worker (its default); with LOG_EVENTS=false it has
 #                     no listener, so nothing is handed to a worker
 #           d-noop    the consumer with one no-op listener, worker mode: every new event is handed off
+#           d-redis   d-noop with dedup on Redis: REDIS_URL=$BENCH_REDIS_URL (default
+#                     redis://127.0.0.1:6379, the local server, not pinned) and a fresh REDIS_PREFIX
+#                     per cell (keys deleted after it); each new event costs a claim and a markDone
+#                     round trip, a duplicate a claim (benchmarks/redis-roundtrips.sh counts them)
 #           e         samples/spring-bot/target/servicehooks-spring-bot.jar (skipped if not built)
 #           d-durable the consumer in durable mode (DATABASE_URL=$BENCH_DATABASE_URL), one no-op
 #                     listener: each delivery answered once committed to the inbox, then processed by
@@ -37,6 +41,7 @@
 #   JVM_FLAGS (below) WARM_POOL=300000 MEASURE_POOL=1500000 SKIP_BUILD=0 E_LOG_LEVEL=WARN
 #   BENCH_DATABASE_URL=jdbc:postgresql://127.0.0.1:5432/test?user=postgres POOL_SIZE=8
 # The durable pair: SERVERS="b-durable d-durable" WORKLOADS=new CONNECTIONS=64 CRC_SERVERS= benchmarks/load.sh
+#   BENCH_REDIS_URL=redis://127.0.0.1:6379 (d-redis only)
 # A smoke run: ROUNDS=1 WARMUP=1 DURATION=3 CONNECTIONS=64 MEASURE_POOL=400000 benchmarks/load.sh
 set -euo pipefail
 
@@ -62,6 +67,7 @@ SKIP_BUILD=${SKIP_BUILD:-0}
 E_LOG_LEVEL=${E_LOG_LEVEL:-WARN}
 BENCH_DATABASE_URL=${BENCH_DATABASE_URL:-"jdbc:postgresql://127.0.0.1:5432/test?user=postgres"}
 POOL_SIZE=${POOL_SIZE:-8}
+BENCH_REDIS_URL=${BENCH_REDIS_URL:-redis://127.0.0.1:6379}
 
 SECRET=bench-consumer-secret-0123456789abcdef # the pool is signed with it; not a real secret
 BENCH_JAR=$ROOT/benchmarks/target/benchmarks.jar
@@ -108,8 +114,22 @@ for s in $SERVERS; do
   if [ "${s%%@*}" = e ] && ! grep -q '<module>spring-bot</module>' samples/pom.xml; then
     say "NOTE (e): samples/spring-bot is not in the reactor yet; using the jar already there ($(date -r "$BOT_JAR" -u +%FT%TZ))"
   fi
+  if [ "${s%%@*}" = d-redis ] && ! redis-cli -u "$BENCH_REDIS_URL" ping >/dev/null 2>&1; then
+    say "SKIPPING (d-redis): no Redis answers at ${BENCH_REDIS_URL%%@*} (set BENCH_REDIS_URL)"
+    continue
+  fi
   SERVERS_RUN="$SERVERS_RUN $s"
 done
+
+# d-redis: the prefix of the cell being measured; its keys are deleted when the cell ends.
+REDIS_PREFIX_NOW=""
+drop_redis_keys() {
+  if [ -n "$REDIS_PREFIX_NOW" ]; then
+    redis-cli -u "$BENCH_REDIS_URL" --scan --pattern "$REDIS_PREFIX_NOW:*" \
+      | xargs -r -n 1000 redis-cli -u "$BENCH_REDIS_URL" unlink >/dev/null || true
+    REDIS_PREFIX_NOW=""
+  fi
+}
 
 SERVER_PID=""
 SCHEMA="" # the durable servers' schema of the current cell
@@ -131,6 +151,7 @@ stop_server() {
   fi
   SERVER_PID=""
   drop_schema
+  drop_redis_keys
 }
 trap stop_server EXIT INT TERM
 
@@ -175,6 +196,11 @@ start_server() {
       # inbox's workers, WORKER_THREADS of them).
       SCHEMA=bench_$(date +%s%N)
       envs+=("LISTENER_MODE=worker" "NOOP_LISTENER=true" "IO_THREADS=${io:-0}" "WORKER_THREADS=${workers:-0}" "DATABASE_URL=$BENCH_DATABASE_URL" "DATABASE_SCHEMA=$SCHEMA")
+    d-redis)
+      # d-noop exactly, with the memory of handled events on Redis under a prefix of this cell's.
+      REDIS_PREFIX_NOW="servicehooks-bench:$STAMP:$(basename "$log" .server.log)"
+      envs+=("LISTENER_MODE=worker" "NOOP_LISTENER=true" "IO_THREADS=${io:-0}" "WORKER_THREADS=${workers:-0}")
+      envs+=("REDIS_URL=$BENCH_REDIS_URL" "REDIS_PREFIX=$REDIS_PREFIX_NOW")
       cmd=(java "${jvm[@]}" -cp "$BENCH_JAR" io.servicehooks.benchmarks.TunedConsumer) ;;
     e)
       # The bot logs every post it handles at INFO (text included); E_LOG_LEVEL=WARN is its
@@ -253,6 +279,7 @@ HEADER=(
   "Machine: $(nproc) CPUs ($CPU_MODEL), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr); $JAVA_VERSION; ${WRK_VERSION%% Copyright*}."
   "Servers pinned with \`taskset -c $SERVER_CPU\`, wrk with \`taskset -c $LOAD_CPU\` (\`wrk -t1 --latency\`), 127.0.0.1 only."
   "JVM flags, every server: \`$JVM_FLAGS\`. (d) with LOG_EVENTS=false; (e) with logging.level.io.servicehooks=$E_LOG_LEVEL."
+  "$(if [[ " $SERVERS_RUN " == *" d-redis"* ]]; then echo "d-redis: Redis $(redis-cli -u "$BENCH_REDIS_URL" INFO server | tr -d '\r' | sed -n 's/^redis_version://p') at ${BENCH_REDIS_URL##*@} (not pinned), a fresh prefix per cell. Load average at start: $(cut -d' ' -f1-3 /proc/loadavg)."; else echo "Load average at start: $(cut -d' ' -f1-3 /proc/loadavg)."; fi)"
   "Each cell: a fresh server, ${WARMUP} s warm-up (pool records 0..$WARM_POOL, wrapping), then ${DURATION} s measured on"
   "records $WARM_POOL.. (up to $MEASURE_POOL distinct pre-signed 1.5 KB deliveries, so no request repeats within a measured run"
   "unless 'pool wrapped' says so). Rounds: $ROUNDS, servers alternating within each round; medians reported."
@@ -294,5 +321,5 @@ for round in $(seq 1 "$ROUNDS"); do
   done
 done
 
-java -cp "$BENCH_JAR" io.servicehooks.benchmarks.LoadReport "$RAW" "${HEADER[@]}" "" "Raw: benchmarks/results/raw-$STAMP.tsv; wrk and server logs: benchmarks/target/load-logs/$STAMP/." \
+java -cp "$BENCH_JAR" io.servicehooks.benchmarks.LoadReport "$RAW" "${HEADER[@]}" "" "Raw: benchmarks/results/raw-$STAMP.tsv; wrk and server logs: benchmarks/target/load-logs/$STAMP/. Load average at end: $(cut -d' ' -f1-3 /proc/loadavg)." \
   | tee "$RESULTS/latest.md"

@@ -140,6 +140,9 @@ public final class LoadReport {
         "b",
         false,
         "");
+    ratio(out, cells, "d-redis / d-noop req/s", "new", "d-redis", "d-noop", false, ">= 0.6");
+    ratio(out, cells, "10% dup: d-redis / d-noop req/s", "dup10", "d-redis", "d-noop", false, "");
+    ratio(out, cells, "p99 d-redis / d-noop", "new", "d-redis", "d-noop", true, "");
     System.out.print(out);
   }
 
@@ -188,6 +191,7 @@ public final class LoadReport {
           case "d-inline" -> "(d) consumer jar, inline";
           case "d-worker" -> "(d) consumer jar, worker";
           case "d-noop" -> "(d) consumer, worker, no-op listener";
+          case "d-redis" -> "(d) consumer, worker, no-op listener, dedup on Redis";
           case "e" -> "(e) spring-bot sample";
           default -> base;
         };

@@ -11,8 +11,9 @@ import java.util.Map;
  * listener can be added: {@code IO_THREADS}, {@code WORKER_THREADS} (0 or unset: the jar's
  * defaults), {@code LISTENER_MODE=worker|inline}, {@code PORT}, {@code SERVICE_CONSUMER_SECRET},
  * {@code NOOP_LISTENER=true} (one listener that does nothing, so worker mode hands each new event
- * off), and the consumer jar's {@code DATABASE_URL} settings (durable mode, as the jar reads them).
- * Events are not logged; bound to 127.0.0.1.
+ * off), {@code REDIS_URL} and {@code REDIS_PREFIX} (dedup on Redis, as in the jar), and the
+ * consumer jar's {@code DATABASE_URL} settings (durable mode, as the jar reads them). Events are
+ * not logged; bound to 127.0.0.1.
  *
  * <p>{@code IO_THREADS=1 PORT=18080 java -cp benchmarks.jar
  * io.servicehooks.benchmarks.TunedConsumer}
@@ -33,14 +34,15 @@ public final class TunedConsumer {
     Map<String, String> env = System.getenv();
     StandaloneConsumer.Settings settings =
         new StandaloneConsumer.Settings(
-            List.of(BaselineEnv.secret()),
-            "127.0.0.1",
-            BaselineEnv.port(),
-            env.getOrDefault("WEBHOOK_PATH", "/webhooks"),
-            env.getOrDefault("LISTENER_MODE", "worker").equals("inline"),
-            false,
-            threads(env, "IO_THREADS", ConsumerMain.defaultIoThreads(CORES)),
-            threads(env, "WORKER_THREADS", ConsumerMain.defaultWorkerThreads(CORES)));
+                List.of(BaselineEnv.secret()),
+                "127.0.0.1",
+                BaselineEnv.port(),
+                env.getOrDefault("WEBHOOK_PATH", "/webhooks"),
+                env.getOrDefault("LISTENER_MODE", "worker").equals("inline"),
+                false,
+                threads(env, "IO_THREADS", ConsumerMain.defaultIoThreads(CORES)),
+                threads(env, "WORKER_THREADS", ConsumerMain.defaultWorkerThreads(CORES)))
+            .withRedis(env.get("REDIS_URL"), env.get("REDIS_PREFIX"));
     boolean noopListener = Boolean.parseBoolean(env.getOrDefault("NOOP_LISTENER", "false"));
     StandaloneConsumer consumer =
         StandaloneConsumer.start(

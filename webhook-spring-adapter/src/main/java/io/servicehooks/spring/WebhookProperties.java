@@ -125,6 +125,95 @@ public class WebhookProperties {
     public void setMaxEntries(long maxEntries) {
       this.maxEntries = maxEntries;
     }
+
+    /** Dedup on Redis, shared by every instance of the application (needs webhook-redis). */
+    private final Redis redis = new Redis();
+
+    public Redis getRedis() {
+      return redis;
+    }
+  }
+
+  /**
+   * The {@code servicehooks.webhook.dedup.redis.*} settings: the memory of handled events on Redis,
+   * shared by every instance with the same Redis and prefix ({@code webhook-redis} on the class
+   * path). On when {@code url} is set, or when {@code enabled} is true and the application has a
+   * Lettuce {@code RedisClient} bean.
+   */
+  public static class Redis {
+
+    /**
+     * Switches dedup on Redis on without a URL: the store then uses the application's own Lettuce
+     * RedisClient bean. Setting url switches it on too.
+     */
+    private boolean enabled;
+
+    /**
+     * The Redis every instance shares: redis://[[user]:password@]host[:port][/database], rediss://
+     * for TLS, or redis-sentinel://host[:port][,host2[:port2]][/database]#masterId. Setting it puts
+     * dedup on Redis; the store opens its own client.
+     */
+    private String url;
+
+    // The configuration processor cannot read another class's constants: the IDE metadata takes
+    // these two defaults from additional-spring-configuration-metadata.json (a test compares).
+    /**
+     * The key prefix, which is the namespace: instances that dedup together share it, other
+     * applications or webhooks on the same Redis use their own.
+     */
+    private String prefix = "servicehooks:default";
+
+    /**
+     * How long a call to Redis may take before the delivery is answered 503 dedup_unavailable; at
+     * most 10s.
+     */
+    private Duration commandTimeout = Duration.ofSeconds(2);
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public String getUrl() {
+      return url;
+    }
+
+    public void setUrl(String url) {
+      this.url = url;
+    }
+
+    public String getPrefix() {
+      return prefix;
+    }
+
+    public void setPrefix(String prefix) {
+      this.prefix = prefix;
+    }
+
+    public Duration getCommandTimeout() {
+      return commandTimeout;
+    }
+
+    public void setCommandTimeout(Duration commandTimeout) {
+      this.commandTimeout = commandTimeout;
+    }
+
+    /** Never the URL: it may hold a password. */
+    @Override
+    public String toString() {
+      return "Redis[enabled="
+          + enabled
+          + ", url="
+          + (url == null ? "unset" : "set")
+          + ", prefix="
+          + prefix
+          + ", commandTimeout="
+          + commandTimeout
+          + "]";
+    }
   }
 
   /**

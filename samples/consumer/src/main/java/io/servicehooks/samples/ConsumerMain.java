@@ -2,6 +2,7 @@ package io.servicehooks.samples;
 
 import io.servicehooks.catchup.CatchUp;
 import io.servicehooks.core.WebhookConsumer;
+import io.servicehooks.redis.RedisDeduplicator;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -28,6 +29,11 @@ import java.util.concurrent.CountDownLatch;
  * WORKER_THREADS           threads that run listeners (default: four per available core)
  * LISTENER_DELAY_MS        a pause, in ms, in every event's handling (default 0): rehearses a slow
  *                          listener, e.g. in the crash test (CrashIT)
+ * REDIS_URL                unset (default): dedup in this process's memory; set (redis://host:6379,
+ *                          rediss://..., redis-sentinel://...#master): dedup on Redis, shared by
+ *                          every instance with the same REDIS_URL and REDIS_PREFIX
+ * REDIS_PREFIX             the namespace of the keys in Redis (default servicehooks:default);
+ *                          needs REDIS_URL
  * CATCH_UP                 true: replay the consumer's own downtime (see CatchUpWiring for
  *                          SERVICE_API_BASE_URL, the API credentials, WEBHOOK_URL and the store:
  *                          REDIS_URL, else DATABASE_URL, else CATCH_UP_FILE)
@@ -48,9 +54,10 @@ import java.util.concurrent.CountDownLatch;
  * </pre>
  *
  * The secret is read from the environment only, never from a flag, so it does not show in process
- * listings; the database password is never printed. Exit codes: 0 after a clean stop (SIGTERM
- * finishes in-flight deliveries first), 2 for a configuration error (including a port or address it
- * cannot bind) or a database that cannot be reached at start-up.
+ * listings; the database password and a password in {@code REDIS_URL} are never printed. Exit
+ * codes: 0 after a clean stop (SIGTERM finishes in-flight deliveries first), 2 for a configuration
+ * error (including a port or address it cannot bind, and a database or Redis it cannot reach at
+ * start-up).
  */
 public final class ConsumerMain {
 
@@ -62,9 +69,9 @@ public final class ConsumerMain {
           + "             LISTENER_MODE=worker|inline, LOG_EVENTS=true|false, IO_THREADS, WORKER_THREADS,\n"
           + "             LISTENER_DELAY_MS, LISTENER_FAIL, DATABASE_URL, DATABASE_USER, DATABASE_PASSWORD,\n"
           + "             DATABASE_SCHEMA, DATABASE_CREATE_SCHEMA, INBOX_MAX_ATTEMPTS, INBOX_RETRY_BASE_MS,\n"
-          + "             INBOX_LEASE_MS, CATCH_UP=true|false (with SERVICE_API_BASE_URL, SERVICE_API_KEY,\n"
-          + "             SERVICE_API_SECRET or SERVICE_BEARER_TOKEN, WEBHOOK_URL or CATCH_UP_WEBHOOK_ID,\n"
-          + "             and REDIS_URL, DATABASE_URL or CATCH_UP_FILE)";
+          + "             INBOX_LEASE_MS, REDIS_URL, REDIS_PREFIX, CATCH_UP=true|false (with\n"
+          + "             SERVICE_API_BASE_URL, SERVICE_API_KEY, SERVICE_API_SECRET or SERVICE_BEARER_TOKEN,\n"
+          + "             WEBHOOK_URL or CATCH_UP_WEBHOOK_ID, and REDIS_URL, DATABASE_URL or CATCH_UP_FILE)";
 
   private ConsumerMain() {}
 
@@ -139,6 +146,10 @@ public final class ConsumerMain {
     } catch (UncheckedIOException bindFailure) {
       // A taken port or an address not of this machine: a setting it cannot use, named.
       err.println("servicehooks-consumer: " + bindFailure.getMessage());
+      return 2;
+    } catch (StandaloneConsumer.DedupStoreException redisDown) {
+      // Without the memory it shares with the other instances it would run their events again.
+      err.println("servicehooks-consumer: " + redisDown.getMessage());
       return 2;
     } catch (IllegalArgumentException | IllegalStateException storeFailure) {
       // A heartbeat store it cannot open (Redis not answering, a table it cannot create).
@@ -228,18 +239,22 @@ public final class ConsumerMain {
         throw new ConfigException("SERVICE_CONSUMER_SECRET: " + e.getMessage());
       }
     }
+    String redisUrl = env.get("REDIS_URL");
+    String redisPrefix = env.get("REDIS_PREFIX");
+    checkRedis(redisUrl, redisPrefix);
     StandaloneConsumer.Settings settings =
         new StandaloneConsumer.Settings(
-            List.copyOf(secrets),
-            host,
-            portNumber,
-            path,
-            mode.equals("inline"),
-            logEvents,
-            ioThreads,
-            workerThreads,
-            managementHost,
-            managementPortNumber);
+                List.copyOf(secrets),
+                host,
+                portNumber,
+                path,
+                mode.equals("inline"),
+                logEvents,
+                ioThreads,
+                workerThreads,
+                managementHost,
+                managementPortNumber)
+            .withRedis(blankToNull(redisUrl), blankToNull(redisPrefix));
     DatabaseSettings database;
     try {
       database = DatabaseSettings.fromEnvironment(env);
@@ -256,6 +271,38 @@ public final class ConsumerMain {
       throw new ConfigException(name + " must be 'true' or 'false', was '" + value + "'");
     }
     return value.equals("true");
+  }
+
+  /**
+   * {@code REDIS_URL} and {@code REDIS_PREFIX} as the store itself checks them (without
+   * connecting), so a bad one gives one line and 2; the store's messages show a URL without its
+   * password.
+   */
+  static void checkRedis(String url, String prefix) throws ConfigException {
+    if (url == null || url.isBlank()) {
+      if (prefix != null && !prefix.isBlank()) {
+        throw new ConfigException(
+            "REDIS_PREFIX is set but REDIS_URL is not (dedup would stay in this process's memory)");
+      }
+      return;
+    }
+    RedisDeduplicator.Builder store;
+    try {
+      store = RedisDeduplicator.builder(url.strip());
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException("REDIS_URL: " + e.getMessage());
+    }
+    if (prefix != null && !prefix.isBlank()) {
+      try {
+        store.prefix(prefix.strip());
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException("REDIS_PREFIX: " + e.getMessage());
+      }
+    }
+  }
+
+  private static String blankToNull(String value) {
+    return value == null || value.isBlank() ? null : value.strip();
   }
 
   /**

@@ -6,6 +6,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.servicehooks.core.WebhookConsumer;
 import io.servicehooks.postgres.PostgresInbox;
+import io.servicehooks.redis.RedisDeduplicator;
 import io.servicehooks.undertow.WebhookServer;
 import io.undertow.Handlers;
 import io.undertow.Undertow;
@@ -19,6 +20,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,27 +32,60 @@ import org.slf4j.LoggerFactory;
  * served only there, by a second small Undertow, so that the webhook port exposed to the internet
  * answers 404 for them. With {@link DatabaseSettings} it runs in durable mode: each delivery is
  * answered once its events are committed to a {@link PostgresInbox}, whose workers then run the
- * listeners (and write the INFO line). {@link ConsumerMain} runs it from the command line; the demo
- * and the tests start it in-process.
+ * listeners (and write the INFO line). With a Redis URL ({@link Settings#redisUrl()}) the memory of
+ * handled events is a {@link RedisDeduplicator} that every instance pointing at the same Redis and
+ * prefix shares. {@link ConsumerMain} runs it from the command line; the demo and the tests start
+ * it in-process.
  */
 public final class StandaloneConsumer implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger("servicehooks.consumer");
 
+  private static final Pattern USER_INFO = Pattern.compile("//[^/?#]*@");
+
   private final PrometheusMeterRegistry registry;
   private final WebhookServer server;
   private final Undertow management; // null: health and metrics beside the webhook
   private final HikariDataSource database; // null: not durable
+  private final RedisDeduplicator store; // null: dedup in this process's memory
 
   private StandaloneConsumer(
       PrometheusMeterRegistry registry,
       WebhookServer server,
       Undertow management,
-      HikariDataSource database) {
+      HikariDataSource database,
+      RedisDeduplicator store) {
     this.registry = registry;
     this.server = server;
     this.management = management;
     this.database = database;
+    this.store = store;
+  }
+
+  /**
+   * Redis could not be reached when the consumer started: it does not serve without the memory it
+   * shares with the other instances. The message names the URL without its password.
+   */
+  public static final class DedupStoreException extends RuntimeException {
+    DedupStoreException(String message) {
+      super(message, null, false, false);
+    }
+  }
+
+  /** {@code text} without the password of {@code uri}'s user info, should a message quote it. */
+  static String withoutPassword(String text, String uri) {
+    Matcher m = USER_INFO.matcher(uri);
+    if (text == null || !m.find()) {
+      return text;
+    }
+    String info = uri.substring(m.start() + 2, m.end() - 1);
+    String password = info.substring(info.indexOf(':') + 1);
+    return password.isEmpty() ? text : text.replace(password, "***");
+  }
+
+  /** {@code uri} with any user info ({@code user:password@}) replaced by {@code ***@}. */
+  static String redacted(String uri) {
+    return uri == null ? null : USER_INFO.matcher(uri).replaceAll("//***@");
   }
 
   /** The database of the durable mode could not be reached, or its schema not created. */
@@ -102,12 +138,60 @@ public final class StandaloneConsumer implements AutoCloseable {
       Settings settings,
       DatabaseSettings database,
       BiConsumer<WebhookConsumer.Builder, MeterRegistry> customizer) {
+    RedisDeduplicator store = settings.redisUrl() == null ? null : connect(settings);
+    try {
+      return start(settings, database, customizer, store);
+    } catch (RuntimeException e) {
+      if (store != null) {
+        store.close();
+      }
+      throw e;
+    }
+  }
+
+  private static RedisDeduplicator connect(Settings settings) {
+    String where = redacted(settings.redisUrl());
+    RedisDeduplicator.Builder redis = RedisDeduplicator.builder(settings.redisUrl());
+    if (settings.redisPrefix() != null) {
+      redis.prefix(settings.redisPrefix());
+    }
+    RedisDeduplicator store;
+    try {
+      store = redis.build();
+    } catch (RuntimeException e) {
+      // Lettuce's message names host and port; the store already took any password out of it.
+      Throwable root = e;
+      while (root.getCause() != null && root.getCause() != root) {
+        root = root.getCause();
+      }
+      String reason = root == e ? e.getMessage() : e.getMessage() + ": " + root.getMessage();
+      throw new DedupStoreException(
+          "cannot connect to Redis at "
+              + where
+              + " (REDIS_URL): "
+              + withoutPassword(redacted(reason), settings.redisUrl()));
+    }
+    log.info(
+        "Dedup on Redis at {}, prefix {}: every instance with this REDIS_URL and prefix shares it",
+        where,
+        store.prefix());
+    return store;
+  }
+
+  private static StandaloneConsumer start(
+      Settings settings,
+      DatabaseSettings database,
+      BiConsumer<WebhookConsumer.Builder, MeterRegistry> customizer,
+      RedisDeduplicator store) {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     WebhookConsumer.Builder builder =
         WebhookConsumer.builder()
             .consumerSecrets(settings.consumerSecrets())
             .meterRegistry(registry)
             .listenersNonBlocking(settings.inlineListeners());
+    if (store != null) {
+      builder.deduplicator(store); // before the customizer, which may still replace it
+    }
     customizer.accept(builder, registry);
     if (settings.logEvents()) {
       // Registered after the caller's listeners (they run in registration order), so the line
@@ -155,7 +239,7 @@ public final class StandaloneConsumer implements AutoCloseable {
             settings.managementHost(),
             boundPort(management));
       }
-      return new StandaloneConsumer(registry, server.build().start(), management, pool);
+      return new StandaloneConsumer(registry, server.build().start(), management, pool, store);
     } catch (RuntimeException e) {
       if (management != null) {
         management.stop();
@@ -322,6 +406,9 @@ public final class StandaloneConsumer implements AutoCloseable {
     if (database != null) {
       database.close();
     }
+    if (store != null) {
+      store.close(); // after the deliveries that use it
+    }
     registry.close();
     log.info("Stopped");
   }
@@ -342,6 +429,11 @@ public final class StandaloneConsumer implements AutoCloseable {
    * @param managementPort the port serving {@code /health} and {@code /metrics} instead of the
    *     webhook port (0 for any free one), or {@link #NO_MANAGEMENT_PORT} to serve them beside the
    *     webhook
+   * @param redisUrl the Redis that keeps the memory of handled events, shared by every instance
+   *     pointing at it ({@code redis://}, {@code rediss://}, {@code redis-sentinel://}), or null to
+   *     keep it in this process's memory
+   * @param redisPrefix the namespace of the keys in Redis, or null for {@link
+   *     RedisDeduplicator#DEFAULT_PREFIX}
    */
   public record Settings(
       List<String> consumerSecrets,
@@ -353,10 +445,39 @@ public final class StandaloneConsumer implements AutoCloseable {
       int ioThreads,
       int workerThreads,
       String managementHost,
-      int managementPort) {
+      int managementPort,
+      String redisUrl,
+      String redisPrefix) {
 
     /** {@link #managementPort()} when there is none: health and metrics beside the webhook. */
     public static final int NO_MANAGEMENT_PORT = -1;
+
+    /** Settings with dedup in this process's memory. */
+    public Settings(
+        List<String> consumerSecrets,
+        String host,
+        int port,
+        String path,
+        boolean inlineListeners,
+        boolean logEvents,
+        int ioThreads,
+        int workerThreads,
+        String managementHost,
+        int managementPort) {
+      this(
+          consumerSecrets,
+          host,
+          port,
+          path,
+          inlineListeners,
+          logEvents,
+          ioThreads,
+          workerThreads,
+          managementHost,
+          managementPort,
+          null,
+          null);
+    }
 
     /** Settings without a management port: health and metrics are served beside the webhook. */
     public Settings(
@@ -379,6 +500,26 @@ public final class StandaloneConsumer implements AutoCloseable {
           workerThreads,
           host,
           NO_MANAGEMENT_PORT);
+    }
+
+    /**
+     * These settings with dedup on Redis at {@code url} (null: in this process's memory) under
+     * {@code prefix} (null: the store's default).
+     */
+    public Settings withRedis(String url, String prefix) {
+      return new Settings(
+          consumerSecrets,
+          host,
+          port,
+          path,
+          inlineListeners,
+          logEvents,
+          ioThreads,
+          workerThreads,
+          managementHost,
+          managementPort,
+          url,
+          prefix);
     }
 
     /** Whether {@code /health} and {@code /metrics} have a port of their own. */
@@ -408,6 +549,8 @@ public final class StandaloneConsumer implements AutoCloseable {
           + managementHost
           + ", managementPort="
           + managementPort
+          + (redisUrl == null ? "" : ", redisUrl=" + redacted(redisUrl))
+          + (redisPrefix == null ? "" : ", redisPrefix=" + redisPrefix)
           + "]";
     }
   }

@@ -8,6 +8,7 @@ import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -294,5 +295,130 @@ final class ConsumerMainTest {
         .isInstanceOf(ConsumerMain.ConfigException.class)
         .hasMessageContaining("MANAGEMENT_HOST")
         .hasMessageContaining("MANAGEMENT_PORT");
+  }
+
+  @Test
+  void parse_withoutRedisUrl_dedupInMemory() throws Exception {
+    ConsumerMain.Command c =
+        ConsumerMain.parse(new String[0], Map.of("SERVICE_CONSUMER_SECRET", "s"));
+    assertThat(c.settings().redisUrl()).isNull();
+    assertThat(c.settings().redisPrefix()).isNull();
+    assertThat(c.settings().toString()).doesNotContain("redis");
+  }
+
+  @Test
+  void parse_redisUrlAndPrefix_takenAndPasswordNotInToString() throws Exception {
+    ConsumerMain.Command c =
+        ConsumerMain.parse(
+            new String[0],
+            Map.of(
+                "SERVICE_CONSUMER_SECRET",
+                "s",
+                "REDIS_URL",
+                " redis://app:pa55word@redis.internal:6380/2 ",
+                "REDIS_PREFIX",
+                "servicehooks:billing"));
+    assertThat(c.settings().redisUrl()).isEqualTo("redis://app:pa55word@redis.internal:6380/2");
+    assertThat(c.settings().redisPrefix()).isEqualTo("servicehooks:billing");
+    assertThat(c.settings().toString())
+        .contains("redisUrl=redis://***@redis.internal:6380/2")
+        .contains("redisPrefix=servicehooks:billing")
+        .doesNotContain("pa55word");
+  }
+
+  @Test
+  void parse_tlsAndSentinelUrls_accepted() throws Exception {
+    for (String url :
+        List.of(
+            "rediss://:pa55word@redis.internal:6380",
+            "redis-sentinel://:pa55word@s1:26379,s2:26379/0#mymaster")) {
+      ConsumerMain.Command c =
+          ConsumerMain.parse(
+              new String[0], Map.of("SERVICE_CONSUMER_SECRET", "s", "REDIS_URL", url));
+      assertThat(c.settings().redisUrl()).isEqualTo(url);
+    }
+  }
+
+  @Test
+  void run_badRedisUrl_exits2WithOneLineWithoutThePassword() throws Exception {
+    assertThat(
+            run(
+                Map.of(
+                    "SERVICE_CONSUMER_SECRET",
+                    "s",
+                    "PORT",
+                    "0",
+                    "REDIS_URL",
+                    "http://:pa55word@redis.internal:6379")))
+        .isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8).strip())
+        .startsWith("servicehooks-consumer: REDIS_URL: ")
+        .contains("redis://, rediss:// or redis-sentinel://")
+        .contains("http://***@redis.internal:6379")
+        .doesNotContain("pa55word")
+        .doesNotContain("\n");
+  }
+
+  @Test
+  void run_unparsableRedisUrl_exits2WithoutThePassword() throws Exception {
+    assertThat(
+            run(
+                Map.of(
+                    "SERVICE_CONSUMER_SECRET",
+                    "s",
+                    "PORT",
+                    "0",
+                    "REDIS_URL",
+                    "redis://:pa55word@redis.internal:99999")))
+        .isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8).strip())
+        .startsWith("servicehooks-consumer: REDIS_URL: not a valid Redis URI: ")
+        .contains("redis://***@redis.internal:99999")
+        .doesNotContain("pa55word")
+        .doesNotContain("\n");
+  }
+
+  @Test
+  void run_redisPrefixWithoutUrl_orWithBraces_exits2() throws Exception {
+    assertThat(run(Map.of("SERVICE_CONSUMER_SECRET", "s", "REDIS_PREFIX", "app"))).isEqualTo(2);
+    assertThat(
+            run(
+                Map.of(
+                    "SERVICE_CONSUMER_SECRET",
+                    "s",
+                    "REDIS_URL",
+                    "redis://127.0.0.1:6379",
+                    "REDIS_PREFIX",
+                    "app:{x}")))
+        .isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .contains("REDIS_PREFIX is set but REDIS_URL is not")
+        .contains("REDIS_PREFIX: prefix must be non-blank and without braces: app:{x}");
+  }
+
+  @Test
+  @Timeout(30)
+  void run_redisNotReachable_exits2NamingTheUrlWithoutThePassword() throws Exception {
+    int closed;
+    try (ServerSocket s = new ServerSocket(0)) {
+      closed = s.getLocalPort();
+    }
+    assertThat(
+            run(
+                Map.of(
+                    "SERVICE_CONSUMER_SECRET",
+                    LONG_SECRET,
+                    "PORT",
+                    "0",
+                    "REDIS_URL",
+                    "redis://default:pa55word@127.0.0.1:" + closed)))
+        .isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8).strip())
+        .startsWith(
+            "servicehooks-consumer: cannot connect to Redis at redis://***@127.0.0.1:"
+                + closed
+                + " (REDIS_URL): ")
+        .doesNotContain("pa55word")
+        .doesNotContain("\n");
   }
 }

@@ -13,8 +13,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The README's Java examples are code that compiles here ({@link QuickStart}, {@link PlainJavaBot},
- * the store of "Write your own store" {@link MapDeduplicator}), every snippet has its imports and
- * they name real types, and "Use it in your project" gives the version the root pom builds.
+ * {@link SeveralInstances}, the store in "Write your own store" {@link MapDeduplicator}), every
+ * snippet has its imports and they name real types, and "Use it in your project" gives the version
+ * the root pom builds.
  */
 final class ReadmeSnippetTest {
 
@@ -58,6 +59,35 @@ final class ReadmeSnippetTest {
         .lines()
         .filter(l -> l.startsWith("import "))
         .forEach(i -> assertThat(first).as("first snippet imports").contains(i));
+  }
+
+  @Test
+  void runningSeveralInstances_example_isSeveralInstancesCode_withItsImports() throws Exception {
+    String source = Files.readString(SAMPLES.resolve("SeveralInstances.java"));
+    String expected =
+        normalized(
+            source.substring(
+                source.indexOf("// README-BEGIN") + "// README-BEGIN".length(),
+                source.indexOf("// README-END")));
+    String readme = readme();
+    String section = readme.substring(readme.indexOf("## Running several instances"));
+    section = section.substring(0, section.indexOf("\n## ", 3));
+    String block =
+        javaBlocks(section).stream()
+            .filter(b -> normalized(b).contains(expected))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("no snippet in the section is SeveralInstances"));
+    source
+        .lines()
+        .filter(l -> l.startsWith("import "))
+        .forEach(i -> assertThat(block).as("snippet imports").contains(i));
+    assertThat(section)
+        .contains("REDIS_URL")
+        .contains("REDIS_PREFIX")
+        .contains("servicehooks.webhook.dedup.redis.url")
+        .contains("webhook-redis/README.md")
+        .contains("dedup_unavailable")
+        .contains("in_flight");
   }
 
   @Test
@@ -121,6 +151,7 @@ final class ReadmeSnippetTest {
             "webhook-undertow",
             "webhook-spring-adapter",
             "webhook-registration",
+            "webhook-redis",
             "webhook-testkit",
             "servicehooks-bom")) {
       assertThat(section).contains("`" + artifact + "`");

@@ -113,4 +113,14 @@ final class StandaloneConsumerTest {
     return CLIENT.send(
         HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());
   }
+
+  @Test
+  void redaction_userInfoAndPassword_neverShown() {
+    String url = "redis://app:pa55word@redis.internal:6379/0";
+    assertThat(StandaloneConsumer.redacted(url)).isEqualTo("redis://***@redis.internal:6379/0");
+    assertThat(StandaloneConsumer.withoutPassword("AUTH failed for pa55word", url))
+        .isEqualTo("AUTH failed for ***");
+    assertThat(StandaloneConsumer.withoutPassword("no password here", "redis://host:6379"))
+        .isEqualTo("no password here");
+  }
 }
