@@ -196,6 +196,7 @@ start_server() {
       # inbox's workers, WORKER_THREADS of them).
       SCHEMA=bench_$(date +%s%N)
       envs+=("LISTENER_MODE=worker" "NOOP_LISTENER=true" "IO_THREADS=${io:-0}" "WORKER_THREADS=${workers:-0}" "DATABASE_URL=$BENCH_DATABASE_URL" "DATABASE_SCHEMA=$SCHEMA")
+      cmd=(java "${jvm[@]}" -cp "$BENCH_JAR" io.servicehooks.benchmarks.TunedConsumer) ;;
     d-redis)
       # d-noop exactly, with the memory of handled events on Redis under a prefix of this cell's.
       REDIS_PREFIX_NOW="servicehooks-bench:$STAMP:$(basename "$log" .server.log)"
