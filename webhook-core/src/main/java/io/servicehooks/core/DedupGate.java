@@ -131,7 +131,9 @@ final class DedupGate {
     this.timeoutNanos = timeout.toNanos();
     this.failOpen = failOpen;
     // A store in memory answers in well under a microsecond: a timer per call would cost more
-    // than the call, and its cache meters say what matters.
+    // than the call, and its cache meters say what matters. A store that may block is timed on
+    // every call; one that never blocks is timed on the calls that did not answer at once (an
+    // asynchronous network client's).
     this.timed = store.mayBlock();
     this.scheduler = scheduler;
   }
@@ -570,11 +572,12 @@ final class DedupGate {
             ? stage.toCompletableFuture()
             : CompletableFuture.failedFuture(
                 new NullPointerException("the store returned no stage"));
-    if (!answer.isDone()) {
+    boolean pending = !answer.isDone();
+    if (pending) {
       // A copy, so the time-out never completes the store's own future.
       answer = answer.copy().orTimeout(timeoutNanos, TimeUnit.NANOSECONDS);
     }
-    if (timed) {
+    if (timed || pending) {
       // Returned, so whoever reads the answer sees it already counted.
       answer =
           answer.whenComplete(

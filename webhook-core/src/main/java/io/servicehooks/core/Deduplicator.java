@@ -61,9 +61,12 @@ public interface Deduplicator {
   CompletionStage<Boolean> renew(String key, String token, Duration lease);
 
   /**
-   * Whether a call may block the calling thread or take long to complete (network or disk I/O).
-   * Adapters then ask the store from a worker thread, never from a server's IO thread. Stores that
-   * only touch memory return {@code false}.
+   * Whether a call may block the calling thread (a synchronous driver, a lock, disk I/O). Adapters
+   * then ask the store from a worker thread, never from a server's IO thread. Stores that only
+   * touch memory return {@code false}, and so may asynchronous network clients whose calls return
+   * at once and complete the stage when the answer arrives (webhook-redis's store does): they are
+   * asked from the IO thread and no worker waits for them. Calls that do not answer at once are
+   * timed in {@code webhook.dedup.store} either way.
    */
   default boolean mayBlock() {
     return true;

@@ -7,11 +7,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
  * Issue 11, point 6 (core side): {@code webhook.dedup.store} times every call to a store that may
- * block, tagged by operation and outcome; the in-memory store is not timed.
+ * block, and every call of a non-blocking store that did not answer at once (an asynchronous
+ * network client, such as webhook-redis's), tagged by operation and outcome; the in-memory store,
+ * which always answers at once, is not timed.
  */
 final class DedupMetricsTest {
 
@@ -83,6 +89,36 @@ final class DedupMetricsTest {
     consumer.handle(signed(SECRET, envelope("2", "post.create"))).join();
     assertThat(count("release", "ok")).isEqualTo(1);
     assertThat(count("done", "lost")).isEqualTo(1);
+  }
+
+  @Test
+  void nonBlockingStore_answeringLater_isTimed_answeringAtOnce_isNot() {
+    TestStore store = new TestStore(false);
+    WebhookConsumer consumer = consumer(store);
+    ScheduledExecutorService redis = Executors.newSingleThreadScheduledExecutor();
+    try {
+      // Answers a millisecond later, on another thread, as a network client's event loop does.
+      store.claimOverride =
+          key -> {
+            CompletableFuture<Deduplicator.Claim> later = new CompletableFuture<>();
+            redis.schedule(
+                () -> later.complete(Deduplicator.Claim.claimed("later")),
+                1,
+                TimeUnit.MILLISECONDS);
+            return later;
+          };
+      consumer.handle(signed(SECRET, envelope("1", "post.create"))).join();
+      assertThat(count("claim", "claimed")).isEqualTo(1);
+
+      // The same store answering at once (a completed stage) costs no timer.
+      store.claimOverride = key -> null;
+      consumer.handle(signed(SECRET, envelope("2", "post.create"))).join();
+      assertThat(count("claim", "claimed")).isEqualTo(1);
+      assertThat(count("done", "ok")).isZero(); // "later" is not the map's token: lost, at once
+      assertThat(count("done", "lost")).isZero();
+    } finally {
+      redis.shutdownNow();
+    }
   }
 
   @Test

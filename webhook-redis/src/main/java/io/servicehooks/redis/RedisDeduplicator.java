@@ -16,6 +16,9 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
+import io.lettuce.core.resource.NettyCustomizer;
+import io.netty.channel.Channel;
+import io.netty.handler.flush.FlushConsolidationHandler;
 import io.servicehooks.core.Deduplicator;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -29,6 +32,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -98,7 +102,11 @@ public final class RedisDeduplicator implements Deduplicator, AutoCloseable {
   private final ClientResources ownedResources;
   private final StatefulConnection<String, String> connection;
   private final RedisClusterAsyncCommands<String, String> commands;
-  private final SecureRandom random = new SecureRandom();
+
+  /** This store's random part of every owner token; a counter makes each token unique. */
+  private final String tokenPrefix = randomTokenPrefix();
+
+  private final AtomicLong tokens = new AtomicLong();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Script claimScript;
   private final Script doneScript;
@@ -192,10 +200,13 @@ public final class RedisDeduplicator implements Deduplicator, AutoCloseable {
     return owned(renewScript, redisKey(key), token, Long.toString(millis(lease, "lease")), "renew");
   }
 
-  /** {@code true}: every call is a round trip to Redis. */
+  /**
+   * {@code false}: every call returns at once and completes when Redis answers (or fails at once
+   * while the connection is down), so the consumer asks from its IO thread and no worker waits.
+   */
   @Override
   public boolean mayBlock() {
-    return true;
+    return false;
   }
 
   /** The key prefix (namespace) of this store. */
@@ -320,10 +331,12 @@ public final class RedisDeduplicator implements Deduplicator, AutoCloseable {
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(safe(e));
     }
-    // Lettuce times out commands on a client this class built; a caller's client may not: the
-    // stage fails shortly after the command time-out either way.
-    return call.orTimeout(commandTimeout.plus(BACKSTOP_MARGIN).toMillis(), TimeUnit.MILLISECONDS)
-        .exceptionallyCompose(e -> CompletableFuture.failedFuture(safe(unwrap(e))));
+    if (ownedClient == null) {
+      // Lettuce times out commands on a client this class built; a caller's client may not: the
+      // stage fails shortly after the command time-out either way.
+      call = call.orTimeout(commandTimeout.plus(BACKSTOP_MARGIN).toMillis(), TimeUnit.MILLISECONDS);
+    }
+    return call.exceptionallyCompose(e -> CompletableFuture.failedFuture(safe(unwrap(e))));
   }
 
   /** {@code text} with control characters escaped, so an event id cannot forge a log line. */
@@ -340,10 +353,19 @@ public final class RedisDeduplicator implements Deduplicator, AutoCloseable {
     return out.toString();
   }
 
+  /**
+   * A new owner token: 128 random bits drawn once per store, then a counter. Unique across
+   * instances and restarts without a read of the system's random source per claim (a system call
+   * each time): a token only has to differ from every other owner's, it guards nothing secret.
+   */
   private String newToken() {
+    return tokenPrefix + Long.toString(tokens.incrementAndGet(), 36);
+  }
+
+  private static String randomTokenPrefix() {
     byte[] bytes = new byte[16];
-    random.nextBytes(bytes);
-    return TOKENS.encodeToString(bytes);
+    new SecureRandom().nextBytes(bytes);
+    return TOKENS.encodeToString(bytes) + ".";
   }
 
   private static long millis(Duration d, String what) {
@@ -498,8 +520,12 @@ public final class RedisDeduplicator implements Deduplicator, AutoCloseable {
       target.setTimeout(commandTimeout);
       ClientResources resources =
           ClientResources.builder()
-              .ioThreadPoolSize(2)
-              .computationThreadPoolSize(2)
+              // One connection: one event loop thread is all it uses.
+              .ioThreadPoolSize(1)
+              .computationThreadPoolSize(1)
+              // Commands written in the same turn of the event loop leave in one write (and
+              // their answers come back in one read), instead of a system call each.
+              .nettyCustomizer(new ConsolidatedFlushes())
               .reconnectDelay(
                   Delay.exponential(
                       Duration.ofMillis(50), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
@@ -553,6 +579,22 @@ public final class RedisDeduplicator implements Deduplicator, AutoCloseable {
         throw new IllegalArgumentException(what + " must be below " + MAX_TIMEOUT + ": " + d);
       }
       return d;
+    }
+  }
+
+  /**
+   * Puts Netty's {@link FlushConsolidationHandler} next to the socket: flushes asked for while the
+   * event loop has more queued writes (or is reading answers) become one flush.
+   */
+  private static final class ConsolidatedFlushes implements NettyCustomizer {
+    @Override
+    public void afterChannelInitialized(Channel channel) {
+      channel
+          .pipeline()
+          .addFirst(
+              "servicehooks-flush-consolidation",
+              new FlushConsolidationHandler(
+                  FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, true));
     }
   }
 }

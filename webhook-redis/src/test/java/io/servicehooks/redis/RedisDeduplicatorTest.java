@@ -7,6 +7,8 @@ import static org.assertj.core.api.Assertions.within;
 import io.servicehooks.core.Deduplicator.Claim;
 import io.servicehooks.core.Deduplicator.Claim.Status;
 import java.time.Duration;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
@@ -45,13 +47,19 @@ final class RedisDeduplicatorTest {
   }
 
   @Test
-  void claim_tokens_randomPerClaim() throws Exception {
-    Claim first = get(store.claim("e:a", LEASE));
-    Claim second = get(store.claim("e:b", LEASE));
-
-    assertThat(first.token()).isNotEqualTo(second.token());
-    // 128 random bits, base64url without padding
-    assertThat(first.token()).matches("[A-Za-z0-9_-]{22}");
+  void claim_tokens_uniquePerClaimAndPerStore() throws Exception {
+    Set<String> tokens = new HashSet<>();
+    for (int i = 0; i < 200; i++) {
+      tokens.add(get(store.claim("e:t" + i, LEASE)).token());
+    }
+    assertThat(tokens).hasSize(200);
+    // 128 random bits drawn once per store (base64url), then a counter.
+    assertThat(tokens).allMatch(t -> t.matches("[A-Za-z0-9_-]{22}\\.[0-9a-z]+"));
+    try (RedisDeduplicator other = redis.store().build()) {
+      String theirs = get(other.claim("e:other", LEASE)).token();
+      String mine = tokens.iterator().next();
+      assertThat(theirs.substring(0, 23)).isNotEqualTo(mine.substring(0, 23));
+    }
   }
 
   @Test
@@ -229,7 +237,8 @@ final class RedisDeduplicatorTest {
       assertThat(defaults.prefix()).isEqualTo("servicehooks:default");
       assertThat(defaults.window()).isEqualTo(Duration.ofHours(24));
       assertThat(defaults.commandTimeout()).isEqualTo(Duration.ofSeconds(2));
-      assertThat(defaults.mayBlock()).isTrue();
+      // Calls return at once and complete when Redis answers: asked from the IO thread.
+      assertThat(defaults.mayBlock()).isFalse();
       assertThat(defaults.redisKey("e:x")).isEqualTo("servicehooks:default:{e:x}");
     }
   }
