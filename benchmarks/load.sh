@@ -251,21 +251,20 @@ run_wrk() {
   grep '^RESULT ' "$6"
 }
 
-# sample_inbox_once SCHEMA FILE LABEL: one line: the table's pending rows and the age of the oldest
-# not yet done (read directly), and the consumer's gauges from /metrics (refreshed every 15 s).
+# watch_inbox SCHEMA FILE: one JVM that writes a line every 5 s until killed: the table's pending
+# rows and the age of the oldest not yet done (read directly). One JVM for the whole cell, started
+# before the warm-up: a JVM per sample would take CPU from the server measured.
+watch_inbox() {
+  exec env DATABASE_URL="$BENCH_DATABASE_URL" taskset -c "$LOAD_CPU" java -Xmx64m -XX:TieredStopAtLevel=1 -cp "$BENCH_JAR" \
+    io.servicehooks.benchmarks.BenchDatabase watch "$1" 5 >>"$2" 2>&1
+}
+# sample_inbox_once SCHEMA FILE LABEL: one more line, and the consumer's gauges from /metrics
+# (refreshed every 15 s), after the measured run.
 sample_inbox_once() {
   local db gauges
   db=$(DATABASE_URL=$BENCH_DATABASE_URL timeout 8 java -cp "$BENCH_JAR" io.servicehooks.benchmarks.BenchDatabase inbox "$1" 2>&1 | tail -1)
   gauges=$(curl -s --max-time 2 "http://127.0.0.1:$PORT/metrics" | grep -E '^webhook_inbox_(pending|lag_seconds)' | sed 's/{[^}]*}//' | tr '\n' ' ')
   echo "$(date -u +%T) $3 $db gauges: $gauges" >>"$2"
-}
-sample_inbox() {
-  local t=0
-  while true; do
-    sample_inbox_once "$1" "$2" "t+${t}s"
-    sleep 5
-    t=$((t + 5))
-  done
 }
 
 field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
@@ -298,18 +297,19 @@ for round in $(seq 1 "$ROUNDS"); do
       for server in $servers; do
         tag="r$round-$workload-c$conns-${server//@/_}"
         start_server "$server" "$LOGS/$tag.server.log"
-        run_wrk "$workload" "$conns" "$WARMUP" 0 "$WARM_POOL" "$LOGS/$tag.warmup.txt" >/dev/null
         sampler=""
         if [ "${server%%@*}" = d-durable ]; then
-          sample_inbox "$SCHEMA" "$LOGS/$tag.inbox.txt" &
+          watch_inbox "$SCHEMA" "$LOGS/$tag.inbox.txt" &
           sampler=$!
         fi
+        run_wrk "$workload" "$conns" "$WARMUP" 0 "$WARM_POOL" "$LOGS/$tag.warmup.txt" >/dev/null
+        echo "$(date -u +%T) measured run starts" >>"$LOGS/$tag.inbox.txt"
         line=$(run_wrk "$workload" "$conns" "$DURATION" "$WARM_POOL" "$MEASURE_POOL" "$LOGS/$tag.wrk.txt")
         if [ -n "$sampler" ]; then
           kill "$sampler" 2>/dev/null || true
           wait "$sampler" 2>/dev/null || true
           sample_inbox_once "$SCHEMA" "$LOGS/$tag.inbox.txt" end
-          say "inbox during $tag (pending rows, age of the oldest, gauges):"
+          say "inbox during $tag (pending rows, age of the oldest; the last line with the gauges):"
           cat "$LOGS/$tag.inbox.txt" >&2
         fi
         stop_server

@@ -10,13 +10,14 @@ import java.util.Properties;
 /**
  * load.sh's database chores for the durable servers: {@code drop SCHEMA} after a cell, {@code inbox
  * SCHEMA} prints one line {@code pending=N lag_s=S done=N} of the consumer's inbox (read straight
- * from the table, not from the gauges, which refresh every 15 s). The URL is {@code DATABASE_URL}.
+ * from the table, not from the gauges, which refresh every 15 s), {@code watch SCHEMA [SECONDS]}
+ * prints such a line every SECONDS (default 5) until killed. The URL is {@code DATABASE_URL}.
  */
 public final class BenchDatabase {
 
   private BenchDatabase() {}
 
-  public static void main(String[] args) throws SQLException {
+  public static void main(String[] args) throws SQLException, InterruptedException {
     String url =
         System.getenv()
             .getOrDefault("DATABASE_URL", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
@@ -33,21 +34,40 @@ public final class BenchDatabase {
       s.setQueryTimeout(5);
       switch (args[0]) {
         case "drop" -> s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
-        case "inbox" -> {
-          ResultSet r =
-              s.executeQuery(
-                  "SELECT count(*) FILTER (WHERE status IN ('pending','running')),"
-                      + " coalesce(extract(epoch FROM now() - min(received_at) FILTER (WHERE status"
-                      + " IN ('pending','running'))), 0), count(*) FILTER (WHERE status = 'done')"
-                      + " FROM "
-                      + schema
-                      + ".webhook_inbox");
-          r.next();
-          System.out.printf(
-              "pending=%d lag_s=%.3f done=%d%n", r.getLong(1), r.getDouble(2), r.getLong(3));
+        case "inbox" -> System.out.println(inbox(s, schema));
+        case "watch" -> {
+          // One JVM for the whole cell, a line every few seconds: starting a JVM per sample would
+          // take CPU from the server being measured.
+          long every = Long.parseLong(args.length > 2 ? args[2] : "5") * 1000;
+          long t = 0;
+          while (true) {
+            try {
+              System.out.println(java.time.LocalTime.now().withNano(0) + " t+" + t + "s " + inbox(s, schema));
+            } catch (SQLException e) {
+              System.out.println("t+" + t + "s no sample: " + e.getMessage());
+            }
+            System.out.flush();
+            Thread.sleep(every);
+            t += every / 1000;
+          }
         }
-        default -> throw new IllegalArgumentException("drop or inbox, was " + args[0]);
+        default -> throw new IllegalArgumentException("drop, inbox or watch, was " + args[0]);
       }
+    }
+  }
+
+  private static String inbox(Statement s, String schema) throws SQLException {
+    try (ResultSet r =
+        s.executeQuery(
+            "SELECT count(*) FILTER (WHERE status IN ('pending','running')),"
+                + " coalesce(extract(epoch FROM now() - min(received_at) FILTER (WHERE status"
+                + " IN ('pending','running'))), 0), count(*) FILTER (WHERE status = 'done')"
+                + " FROM "
+                + schema
+                + ".webhook_inbox")) {
+      r.next();
+      return String.format(
+          "pending=%d lag_s=%.3f done=%d", r.getLong(1), r.getDouble(2), r.getLong(3));
     }
   }
 }
