@@ -42,7 +42,8 @@ public final class BenchDatabase {
           long t = 0;
           while (true) {
             try {
-              System.out.println(java.time.LocalTime.now().withNano(0) + " t+" + t + "s " + inbox(s, schema));
+              System.out.println(
+                  java.time.LocalTime.now().withNano(0) + " t+" + t + "s " + inbox(s, schema));
             } catch (SQLException e) {
               System.out.println("t+" + t + "s no sample: " + e.getMessage());
             }
