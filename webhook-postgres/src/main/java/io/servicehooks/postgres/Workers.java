@@ -178,11 +178,6 @@ final class Workers {
     return (int) Math.max(floor, Math.min(maxHotRows, byTime));
   }
 
-  /** Hot-path rows reserved or in memory now (tests). */
-  int hotRows() {
-    return hot.get();
-  }
-
   /** Rows were stored here: look now instead of at the end of the idle wait. */
   void wake() {
     if (wakeups.availablePermits() == 0) {
