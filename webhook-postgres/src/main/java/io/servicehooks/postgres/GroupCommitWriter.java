@@ -26,6 +26,11 @@ import org.slf4j.LoggerFactory;
  * commit window, and store them all with one {@code INSERT ... ON CONFLICT DO NOTHING RETURNING}
  * (one transaction). Each delivery's future completes after that commit, with what happened to each
  * of its events; a failed statement fails every delivery in it.
+ *
+ * <p>Before the insert a writer reserves room with this instance's workers (never waiting); that
+ * many of the group's rows are inserted already leased to this instance and handed to the workers
+ * from memory after the commit. The rest are inserted pending, for the pollers of every instance.
+ * Room reserved for a row that turned out a duplicate, or for a failed statement, is given back.
  */
 final class GroupCommitWriter {
 
@@ -35,15 +40,15 @@ final class GroupCommitWriter {
   private record Pending(List<StoredEvent> events, CompletableFuture<List<InboxOutcome>> done) {}
 
   private final PostgresInbox.Settings s;
-  private final Runnable stored;
+  private final Workers workers;
   private final BlockingQueue<Pending> queue;
   private final List<Thread> threads = new ArrayList<>();
   private final Outage outage = new Outage("store");
   private volatile boolean closed;
 
-  GroupCommitWriter(PostgresInbox.Settings s, Runnable stored) {
+  GroupCommitWriter(PostgresInbox.Settings s, Workers workers) {
     this.s = s;
-    this.stored = stored;
+    this.workers = workers;
     this.queue = new ArrayBlockingQueue<>(s.maxQueuedDeliveries);
     for (int i = 0; i < s.writers; i++) {
       Thread t = new Thread(this::run, "servicehooks-inbox-writer-" + (i + 1));
@@ -162,23 +167,56 @@ final class GroupCommitWriter {
       columns[8][i] = e.payloadJson();
       columns[9][i] = e.deliveryJson();
     }
+    // The first `room` rows are leased to this instance at insert (the hot path).
+    int room = workers.reserve(n);
+    Boolean[] leased = new Boolean[n];
+    for (int i = 0; i < n; i++) {
+      leased[i] = i < room;
+    }
     Set<String> inserted = new HashSet<>();
+    Map<String, Long> hotIds = new HashMap<>();
+    long leasedAt = System.nanoTime();
     try (Connection c = s.dataSource.getConnection()) {
       if (!c.getAutoCommit()) {
         c.setAutoCommit(true); // one statement, one transaction, committed when it returns
       }
       try (PreparedStatement st = c.prepareStatement(s.tables.insert)) {
         st.setQueryTimeout(s.timeoutSeconds());
+        st.setString(1, s.instance);
+        st.setLong(2, s.lease.toMillis());
         for (int col = 0; col < columns.length; col++) {
           Array array = c.createArrayOf("text", columns[col]);
-          st.setArray(col + 1, array);
+          st.setArray(col + 3, array);
         }
+        st.setArray(columns.length + 3, c.createArrayOf("boolean", leased));
+        leasedAt = System.nanoTime();
         try (ResultSet r = st.executeQuery()) {
           while (r.next()) {
-            inserted.add(r.getString(1));
+            String key = r.getString(2);
+            inserted.add(key);
+            if (r.getInt(3) > 0) {
+              hotIds.put(key, r.getLong(1));
+            }
           }
         }
       }
+    } catch (SQLException | RuntimeException | Error e) {
+      // Leased rows of a statement that committed after all are due again when the lease ends.
+      workers.release(room);
+      throw e;
+    }
+    // Duplicates were not inserted: their room goes back.
+    workers.release(room - hotIds.size());
+    if (!hotIds.isEmpty()) {
+      List<Workers.Claimed> hot = new ArrayList<>(hotIds.size());
+      for (int i = 0; i < room; i++) {
+        StoredEvent e = rows.get(i);
+        Long id = hotIds.get(e.dedupKey());
+        if (id != null) {
+          hot.add(new Workers.Claimed(id, 1, e, true, leasedAt));
+        }
+      }
+      workers.handOff(hot);
     }
     for (Pending p : group) {
       List<InboxOutcome> outcomes = new ArrayList<>(p.events().size());
@@ -188,8 +226,8 @@ final class GroupCommitWriter {
       }
       p.done().complete(outcomes);
     }
-    if (!inserted.isEmpty()) {
-      stored.run();
+    if (inserted.size() > hotIds.size()) {
+      workers.wake(); // pending rows: the poller looks now
     }
   }
 

@@ -36,13 +36,16 @@ import org.slf4j.LoggerFactory;
  *       Builder#maxBatchRows} events), and stores them with one {@code INSERT ... ON CONFLICT
  *       (dedup_key) DO NOTHING} in one transaction. Each delivery's stage completes after that
  *       commit; if it fails, every delivery in it fails (answered 503).
- *   <li><b>Workers</b>: a poller takes due rows (up to twice the workers' count) with {@code FOR
- *       UPDATE SKIP LOCKED} and leases them ({@link Builder#lease}); {@link Builder#workers}
- *       threads run the listeners outside any transaction and mark each row done, or due again
- *       after an exponential back-off with jitter, or dead after {@link Builder#maxAttempts}. A row
- *       whose worker died is due again when its lease ends. Idle, or with the database unreachable,
- *       the poller backs off to {@link Builder#maxPollInterval}; it logs an outage once and resumes
- *       by itself. No order is promised between events.
+ *   <li><b>Workers</b>: while this instance's workers have room, the rows it stores are inserted
+ *       already leased to it and handed to its {@link Builder#workers} threads from memory after
+ *       the commit (the hot path: no statement to take them). The rest are inserted pending; a
+ *       poller takes due rows (up to twice the workers' count) with {@code FOR UPDATE SKIP LOCKED}
+ *       and leases them ({@link Builder#lease}). The workers run the listeners outside any
+ *       transaction; one marker thread marks the successful rows done, a batch per statement, and a
+ *       failed row is due again after an exponential back-off with jitter, or dead after {@link
+ *       Builder#maxAttempts}. A row whose worker died is due again when its lease ends. Idle, or
+ *       with the database unreachable, the poller backs off to {@link Builder#maxPollInterval}; it
+ *       logs an outage once and resumes by itself. No order is promised between events.
  *   <li><b>Retention</b>: done rows are purged after {@link Builder#retention} (the dedup window)
  *       in batches; dead letters stay. See {@link InboxAdmin} for operating it.
  * </ul>
@@ -121,7 +124,7 @@ public final class PostgresInbox implements EventInbox {
   private PostgresInbox(Settings s) {
     this.settings = s;
     this.workers = new Workers(s);
-    this.writer = new GroupCommitWriter(s, workers::wake);
+    this.writer = new GroupCommitWriter(s, workers);
     this.maintenance = new Maintenance(s);
   }
 
@@ -174,9 +177,10 @@ public final class PostgresInbox implements EventInbox {
   }
 
   /**
-   * Stops taking events (later stores fail), writes what is queued, stops the poller and lets
-   * running listeners finish for up to {@link Builder#drainTimeout}; rows still running after that
-   * are due again when their lease ends. Idempotent.
+   * Stops taking events (later stores fail), writes what is queued, stops the poller, lets the
+   * listeners run the rows already in memory and marks them done, all within {@link
+   * Builder#drainTimeout}; rows not finished or not marked by then are due again when their lease
+   * ends. Idempotent.
    */
   @Override
   public void close() {
@@ -279,8 +283,9 @@ public final class PostgresInbox implements EventInbox {
     private Builder() {}
 
     /**
-     * Where the inbox lives: a pool (HikariCP, say) with at least {@link #writers} + 2 connections.
-     * Its connection time-out bounds how long a store waits for one; keep it below 5 s.
+     * Where the inbox lives: a pool (HikariCP, say) with at least {@link #writers} + 3 connections
+     * (the writers, the poller, the marker, and one for maintenance and failed attempts). Its
+     * connection time-out bounds how long a store waits for one; keep it below 5 s.
      */
     public Builder dataSource(DataSource dataSource) {
       s.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -351,7 +356,10 @@ public final class PostgresInbox implements EventInbox {
     /**
      * How long a taken row belongs to its instance (default 60 s). A look takes up to twice as many
      * rows as there are workers, so a row may wait for one listener before its own runs: keep the
-     * lease above twice the slowest listener. When it ends, the row is due again and may run twice.
+     * lease above twice the slowest listener. Rows leased at insert wait in memory for at most
+     * about a quarter of the lease at the listeners' average pace; a row that waited more than half
+     * of it is not run but left to be taken again. When the lease ends, the row is due again and
+     * may run twice.
      */
     public Builder lease(Duration lease) {
       s.lease = positive("lease", lease);

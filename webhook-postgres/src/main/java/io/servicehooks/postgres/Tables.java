@@ -44,15 +44,23 @@ final class Tables {
     this.table = checkName("table", table);
     this.qualified = schema + "." + table;
     String t = qualified;
-    // One statement stores a whole group: ten arrays, one element per event.
+    // One statement stores a whole group: ten arrays, one element per event, and an eleventh that
+    // says which rows are leased to this instance at once (the hot path: its workers have room
+    // and take them from memory after the commit, with no claim statement).
     this.insert =
         "INSERT INTO "
             + t
             + " ("
             + EVENT_COLUMNS
-            + ") SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[],"
-            + " ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])"
-            + " ON CONFLICT (dedup_key) DO NOTHING RETURNING dedup_key";
+            + ", status, attempts, leased_by, due_at) SELECT "
+            + prefixed("u.", EVENT_COLUMNS)
+            + ", CASE WHEN u.leased THEN 'running' ELSE 'pending' END,"
+            + " CASE WHEN u.leased THEN 1 ELSE 0 END, CASE WHEN u.leased THEN ?::text END,"
+            + " CASE WHEN u.leased THEN now() + ? * interval '1 millisecond' ELSE now() END"
+            + " FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[],"
+            + " ?::text[], ?::text[], ?::text[], ?::text[], ?::boolean[]) AS u("
+            + EVENT_COLUMNS
+            + ", leased) ON CONFLICT (dedup_key) DO NOTHING RETURNING id, dedup_key, attempts";
     // A running row's due_at is the end of its lease: a row whose worker died is due again.
     this.claim =
         "WITH due AS (SELECT id FROM "
@@ -67,13 +75,16 @@ final class Tables {
             + NO_FLUSH_WAIT
             + " WHERE r.id = due.id RETURNING r.id, r.attempts, "
             + prefixed("r.", EVENT_COLUMNS);
-    // The attempt number fences a late worker: its row was taken again after its lease ended.
+    // Successful rows are marked in batches, one statement each; the attempt number fences a
+    // late worker (its row was taken again after its lease ended): such a row is not returned.
     this.markDone =
         "UPDATE "
             + t
-            + " SET status = 'done', done_at = now(), leased_by = NULL FROM "
+            + " AS r SET status = 'done', done_at = now(), leased_by = NULL"
+            + " FROM unnest(?::bigint[], ?::integer[]) AS d(id, attempts), "
             + NO_FLUSH_WAIT
-            + " WHERE id = ? AND status = 'running' AND attempts = ?";
+            + " WHERE r.id = d.id AND r.status = 'running' AND r.attempts = d.attempts"
+            + " RETURNING r.id, r.attempts";
     this.markFailed =
         "UPDATE "
             + t

@@ -7,23 +7,42 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The poller and the workers. The poller takes as many due rows as workers are free, with one
- * {@code FOR UPDATE SKIP LOCKED} statement that also leases them, so instances never take the same
- * row; each worker runs one row's listeners outside any transaction and records the outcome with
- * one statement, fenced by the attempt number.
+ * The poller, the workers and the marker. Rows reach the workers two ways: leased at insert to this
+ * instance when its workers have room (the hot path: {@link #reserve} before the insert, {@link
+ * #handOff} after its commit, no claim statement), or taken by the poller, which takes as many due
+ * rows as workers are free with one {@code FOR UPDATE SKIP LOCKED} statement that also leases them,
+ * so instances never take the same row. Each worker runs one row's listeners outside any
+ * transaction; a success is queued for the marker thread, which marks everything queued done with
+ * one statement per batch, fenced by the attempt numbers; a failure is recorded by the worker with
+ * one statement of its own.
+ *
+ * <p>The hot path's room is bounded so that a row leased at insert starts well within its lease: at
+ * least twice the workers (what the poller keeps in memory too), and beyond that as many rows as
+ * the workers get through in a quarter of the lease at the listeners' running average, at most
+ * {@code writers * maxBatchRows} (what all writers insert at once). A row that still waited more
+ * than half its lease in memory (a listener far slower than its average) is not run: it stays
+ * leased and is due again when its lease ends.
  */
 final class Workers {
 
@@ -32,18 +51,42 @@ final class Workers {
   /** Longest last error kept: class and message, enough to tell what failed. */
   static final int MAX_ERROR_LENGTH = 1000;
 
-  /** A leased row. */
-  record Claimed(long id, int attempts, StoredEvent event) {}
+  /** Most rows marked done by one statement. */
+  static final int MAX_MARK_BATCH = 500;
+
+  /** Successes waiting for the marker at most; beyond, a worker waits for room in the queue. */
+  static final int MARK_QUEUE = 4 * MAX_MARK_BATCH;
+
+  /** How often a row skipped for having waited too long is logged at WARN (others at DEBUG). */
+  private static final long LATE_WARNING_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+  /**
+   * A leased row: taken by the poller, or leased at insert ({@code hot}) and handed over from
+   * memory. {@code leasedAt} ({@link System#nanoTime}) is no later than the start of its lease.
+   */
+  record Claimed(long id, int attempts, StoredEvent event, boolean hot, long leasedAt) {}
+
+  /** A row whose listeners succeeded, waiting to be marked done. */
+  private record Done(long id, int attempts, long nanos) {}
 
   private final PostgresInbox.Settings s;
   private final Semaphore free;
+  private final AtomicInteger hot = new AtomicInteger();
+  private final int maxHotRows;
+  private final long halfLeaseNanos;
+  private final long quarterLeaseNanos;
+  private final AtomicLong listenerNanos = new AtomicLong();
+  private final AtomicLong lastLateWarning = new AtomicLong();
+  private final BlockingQueue<Done> succeeded = new ArrayBlockingQueue<>(MARK_QUEUE);
   private final Semaphore wakeups = new Semaphore(0);
   private final Outage outage = new Outage("poll");
   private final Outage marking = new Outage("mark");
-  private ExecutorService pool;
+  private volatile ExecutorService pool;
   private Thread poller;
+  private Thread marker;
   private InboxProcessor processor;
   private volatile boolean stopping;
+  private volatile boolean markerStopping;
   private volatile boolean crashed;
 
   Workers(PostgresInbox.Settings s) {
@@ -51,11 +94,28 @@ final class Workers {
     // Up to twice the workers' count taken at once: the next rows wait in the pool's queue while
     // the workers are busy, so a look takes several rows instead of one per finished listener.
     this.free = new Semaphore(s.workers * 2);
+    this.maxHotRows =
+        (int)
+            Math.min(
+                Integer.MAX_VALUE / 2, Math.max(2L * s.workers, (long) s.writers * s.maxBatchRows));
+    long leaseNanos =
+        s.lease.compareTo(Duration.ofDays(365)) > 0
+            ? Duration.ofDays(365).toNanos()
+            : s.lease.toNanos();
+    this.halfLeaseNanos = leaseNanos / 2;
+    this.quarterLeaseNanos = leaseNanos / 4;
+    this.lastLateWarning.set(System.nanoTime() - 2 * LATE_WARNING_NANOS);
   }
 
   void start(InboxProcessor processor) {
     this.processor = processor;
     AtomicInteger n = new AtomicInteger();
+    this.marker = new Thread(this::mark, "servicehooks-inbox-marker");
+    marker.setDaemon(true);
+    marker.start();
+    this.poller = new Thread(this::poll, "servicehooks-inbox-poller");
+    poller.setDaemon(true);
+    // Last: a writer reserves room only once the pool is there.
     this.pool =
         Executors.newFixedThreadPool(
             s.workers,
@@ -64,9 +124,58 @@ final class Workers {
               t.setDaemon(true);
               return t;
             });
-    this.poller = new Thread(this::poll, "servicehooks-inbox-poller");
-    poller.setDaemon(true);
     poller.start();
+  }
+
+  /**
+   * Room for up to {@code rows} rows about to be inserted leased to this instance; never blocks.
+   * Returns how many may be (0 when the workers are not started, closing, or have no room). Each
+   * must come back: through {@link #handOff} once inserted, or {@link #release}.
+   */
+  int reserve(int rows) {
+    if (rows <= 0 || stopping || pool == null) {
+      return 0;
+    }
+    int limit = hotLimit();
+    while (true) {
+      int held = hot.get();
+      int granted = Math.min(rows, limit - held);
+      if (granted <= 0) {
+        return 0;
+      }
+      if (hot.compareAndSet(held, held + granted)) {
+        return granted;
+      }
+    }
+  }
+
+  /** Gives back room reserved for rows that were not inserted leased (duplicates, a failure). */
+  void release(int rows) {
+    if (rows > 0) {
+      hot.addAndGet(-rows);
+    }
+  }
+
+  /** Rows leased to this instance at insert, now committed: run by the workers from memory. */
+  void handOff(List<Claimed> rows) {
+    for (Claimed row : rows) {
+      submit(row);
+    }
+  }
+
+  /**
+   * How many hot-path rows may be reserved or in memory: twice the workers, and beyond that what
+   * they get through in a quarter of the lease at the listeners' running average, capped.
+   */
+  int hotLimit() {
+    int floor = 2 * s.workers;
+    long average = listenerNanos.get();
+    if (average <= 0) {
+      return floor;
+    }
+    long perWorker = quarterLeaseNanos / Math.max(average, 1_000L);
+    long byTime = perWorker >= maxHotRows ? maxHotRows : perWorker * s.workers;
+    return (int) Math.max(floor, Math.min(maxHotRows, byTime));
   }
 
   /** Rows were stored here: look now instead of at the end of the idle wait. */
@@ -111,19 +220,32 @@ final class Workers {
       }
       delay = idle;
       for (Claimed row : rows) {
-        try {
-          pool.execute(
-              () -> {
-                try {
-                  handle(row);
-                } finally {
-                  free.release();
-                }
-              });
-        } catch (java.util.concurrent.RejectedExecutionException closing) {
-          free.release(); // the row is due again when its lease ends
-        }
+        submit(row);
       }
+    }
+  }
+
+  /** Queues the row for a worker; its room is given back when it is handled or refused. */
+  private void submit(Claimed row) {
+    try {
+      pool.execute(
+          () -> {
+            try {
+              handle(row);
+            } finally {
+              releaseRoom(row);
+            }
+          });
+    } catch (RejectedExecutionException closing) {
+      releaseRoom(row); // the row is due again when its lease ends
+    }
+  }
+
+  private void releaseRoom(Claimed row) {
+    if (row.hot()) {
+      hot.decrementAndGet();
+    } else {
+      free.release();
     }
   }
 
@@ -140,6 +262,7 @@ final class Workers {
 
   List<Claimed> claim(int limit) throws SQLException {
     List<Claimed> rows = new ArrayList<>(limit);
+    long leasedAt = System.nanoTime();
     try (Connection c = s.dataSource.getConnection()) {
       if (!c.getAutoCommit()) {
         c.setAutoCommit(true);
@@ -165,7 +288,9 @@ final class Workers {
                         r.getString(9),
                         r.getString(10),
                         r.getString(11),
-                        r.getString(12))));
+                        r.getString(12)),
+                    false,
+                    leasedAt));
           }
         }
       }
@@ -174,6 +299,9 @@ final class Workers {
   }
 
   private void handle(Claimed row) {
+    if (crashed) {
+      return;
+    }
     if (row.attempts() > s.maxAttempts) {
       // Its last attempt never reported: the worker died or outlived the lease. No more tries,
       // or one listener that kills its process would do so forever.
@@ -184,6 +312,11 @@ final class Workers {
           0);
       return;
     }
+    long waited = System.nanoTime() - row.leasedAt();
+    if (waited > halfLeaseNanos) {
+      late(row, waited);
+      return; // still leased: due again when the lease ends, then taken by any instance
+    }
     long start = System.nanoTime();
     Throwable failure = null;
     try {
@@ -192,11 +325,18 @@ final class Workers {
       failure = t;
     }
     long nanos = System.nanoTime() - start;
+    listenerNanos.accumulateAndGet(
+        nanos, (average, x) -> average <= 0 ? Math.max(x, 1) : average + (x - average) / 8);
     if (crashed) {
       return;
     }
     if (failure == null) {
-      markDone(row, nanos);
+      try {
+        succeeded.put(new Done(row.id(), row.attempts(), nanos));
+      } catch (InterruptedException closing) {
+        // Not marked: the row is due again when its lease ends, and runs again.
+        Thread.currentThread().interrupt();
+      }
     } else {
       record(row, describe(failure), nanos);
     }
@@ -205,26 +345,88 @@ final class Workers {
     }
   }
 
-  private void markDone(Claimed row, long nanos) {
+  private void late(Claimed row, long waitedNanos) {
+    long now = System.nanoTime();
+    long last = lastLateWarning.get();
+    String message =
+        "Inbox row {} waited {} ms for a worker, more than half its lease ({}): not run now, it is"
+            + " due again when the lease ends (listeners much slower than usual?)";
+    long millis = TimeUnit.NANOSECONDS.toMillis(waitedNanos);
+    if (now - last > LATE_WARNING_NANOS && lastLateWarning.compareAndSet(last, now)) {
+      log.warn(message, row.id(), millis, s.lease);
+    } else {
+      log.debug(message, row.id(), millis, s.lease);
+    }
+  }
+
+  /**
+   * The marker thread: takes every success queued (up to {@link #MAX_MARK_BATCH}), marks them with
+   * one statement, and repeats; no wait beyond that for more. Stops when closing and the queue is
+   * empty.
+   */
+  private void mark() {
+    List<Done> batch = new ArrayList<>();
+    while (!crashed) {
+      Done first;
+      try {
+        first = succeeded.poll(100, TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        return;
+      }
+      if (first == null) {
+        if (markerStopping) {
+          return;
+        }
+        continue;
+      }
+      batch.add(first);
+      succeeded.drainTo(batch, MAX_MARK_BATCH - 1);
+      if (crashed) {
+        return;
+      }
+      markDone(batch);
+      batch.clear();
+    }
+  }
+
+  private void markDone(List<Done> batch) {
+    // One lock order for every batch.
+    batch.sort(Comparator.comparingLong(Done::id));
+    Long[] ids = new Long[batch.size()];
+    Integer[] attempts = new Integer[batch.size()];
+    for (int i = 0; i < ids.length; i++) {
+      ids[i] = batch.get(i).id();
+      attempts[i] = batch.get(i).attempts();
+    }
+    Map<Long, Integer> marked = new HashMap<>();
     try (Connection c = s.dataSource.getConnection()) {
       if (!c.getAutoCommit()) {
         c.setAutoCommit(true);
       }
       try (PreparedStatement st = c.prepareStatement(s.tables.markDone)) {
         st.setQueryTimeout(s.timeoutSeconds());
-        st.setLong(1, row.id());
-        st.setInt(2, row.attempts());
-        if (st.executeUpdate() == 0) {
-          log.warn(
-              "Inbox row {} ran longer than its lease and was taken again; it may run twice",
-              row.id());
+        st.setArray(1, c.createArrayOf("bigint", ids));
+        st.setArray(2, c.createArrayOf("integer", attempts));
+        try (ResultSet r = st.executeQuery()) {
+          while (r.next()) {
+            marked.put(r.getLong(1), r.getInt(2));
+          }
         }
       }
-      s.meters.processed("done", nanos);
       marking.worked();
     } catch (SQLException | RuntimeException e) {
-      // Not lost: the row is due again when its lease ends, and runs again.
+      // Not lost: each row is due again when its lease ends, and runs again.
       marking.failed(e);
+      return;
+    }
+    for (Done done : batch) {
+      Integer attempt = marked.get(done.id());
+      if (attempt == null || attempt != done.attempts()) {
+        log.warn(
+            "Inbox row {} ran longer than its lease and was taken again; it may run twice",
+            done.id());
+      }
+      s.meters.processed("done", done.nanos());
     }
   }
 
@@ -304,9 +506,25 @@ final class Workers {
         log.warn("Inbox listeners still running at close; their rows run again after the lease");
         pool.shutdownNow();
       }
+      // The marker last: what the workers finished is marked before close returns.
+      markerStopping = true;
+      left = deadline - System.nanoTime();
+      if (left > 0) {
+        TimeUnit.NANOSECONDS.timedJoin(marker, left);
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       pool.shutdownNow();
+    }
+    markerStopping = true;
+    if (marker.isAlive()) {
+      marker.interrupt();
+      int unmarked = succeeded.size();
+      if (unmarked > 0) {
+        log.warn(
+            "Inbox close: {} handled rows not marked done in time; they run again after the lease",
+            unmarked);
+      }
     }
   }
 
@@ -317,6 +535,8 @@ final class Workers {
     if (poller != null) {
       poller.interrupt();
       pool.shutdownNow();
+      marker.interrupt();
+      succeeded.clear();
     }
   }
 }

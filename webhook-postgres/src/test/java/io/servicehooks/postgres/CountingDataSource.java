@@ -7,20 +7,28 @@ import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
  * A DataSource that counts what reaches the database through it: connections taken, statements
- * executed, and transactions (an explicit commit, or a statement run in auto-commit mode, which
- * PostgreSQL commits on its own).
+ * executed (and, for prepared statements, the SQL of each execution), and transactions (an explicit
+ * commit, or a statement run in auto-commit mode, which PostgreSQL commits on its own).
  */
 final class CountingDataSource implements DataSource {
 
   final AtomicInteger connections = new AtomicInteger();
   final AtomicInteger statements = new AtomicInteger();
   final AtomicInteger transactions = new AtomicInteger();
+  private final Queue<String> executed = new ConcurrentLinkedQueue<>();
+
+  /** Called with a prepared statement's SQL before it executes, on the executing thread. */
+  volatile Consumer<String> beforeExecute = sql -> {};
+
   private final DataSource target;
 
   CountingDataSource(DataSource target) {
@@ -47,7 +55,11 @@ final class CountingDataSource implements DataSource {
             transactions.incrementAndGet();
           }
           if (result instanceof Statement s) {
-            return wrap(s, c);
+            String sql =
+                method.getName().equals("prepareStatement") && args != null && args.length > 0
+                    ? (String) args[0]
+                    : null;
+            return wrap(s, c, sql);
           }
           return result;
         };
@@ -55,7 +67,18 @@ final class CountingDataSource implements DataSource {
         Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Connection.class}, h);
   }
 
-  private Statement wrap(Statement s, Connection c) {
+  /** Executions of prepared statements whose SQL contains {@code text}. */
+  int executed(String text) {
+    int n = 0;
+    for (String sql : executed) {
+      if (sql.contains(text)) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  private Statement wrap(Statement s, Connection c, String sql) {
     Class<?> type =
         s instanceof java.sql.PreparedStatement
             ? java.sql.PreparedStatement.class
@@ -64,6 +87,10 @@ final class CountingDataSource implements DataSource {
         (proxy, method, args) -> {
           if (method.getName().startsWith("execute")) {
             statements.incrementAndGet();
+            if (sql != null) {
+              executed.add(sql);
+              beforeExecute.accept(sql);
+            }
             if (c.getAutoCommit()) {
               transactions.incrementAndGet();
             }

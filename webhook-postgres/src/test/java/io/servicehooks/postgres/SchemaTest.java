@@ -68,7 +68,7 @@ final class SchemaTest {
       InboxAdmin.builder().dataSource(pool).schema(other).table("events_in").build().createSchema();
 
       assertThat(schema.number("SELECT count(*) FROM " + other + ".events_in_schema_version"))
-          .isEqualTo(1);
+          .isEqualTo(Migrations.SCRIPTS.size());
       assertThat(
               schema.number(
                   "SELECT count(*) FROM pg_indexes WHERE schemaname = '"
@@ -103,8 +103,51 @@ final class SchemaTest {
             schema.number(
                 "SELECT count(*) FROM "
                     + schema.name
-                    + ".flyway_schema_history WHERE version = '1' AND success"))
+                    + ".flyway_schema_history WHERE version IN ('1', '2') AND success"))
+        .isEqualTo(2);
+    assertThat(
+            schema.number(
+                "SELECT count(*) FROM pg_class WHERE oid = '"
+                    + schema.name
+                    + ".flyway_inbox'::regclass AND 'toast_tuple_target=128' = ANY(reloptions)"))
         .isEqualTo(1);
+  }
+
+  @Test
+  void version2_keepsTheLargeJsonOutOfTheRow_andTheShortColumnsIn() throws Exception {
+    PostgresInbox inbox =
+        PostgresInbox.builder().dataSource(pool).schema(schema.name).createSchema(true).build();
+    try {
+      // A 3 KB delivery: over the 2 KB at which PostgreSQL starts moving values out of a row.
+      String text = "x".repeat(500) + java.util.UUID.randomUUID() + "y".repeat(1000);
+      assertThat(inbox.store(java.util.List.of(Events.post("big", text))).toCompletableFuture())
+          .succeedsWithin(java.time.Duration.ofSeconds(10));
+    } finally {
+      inbox.close();
+    }
+    String t = schema.table();
+    assertThat(
+            schema.number(
+                "SELECT count(*) FROM pg_attribute WHERE attrelid = '"
+                    + t
+                    + "'::regclass AND attnum > 0 AND NOT attisdropped AND attstorage = 'm'"))
+        .isEqualTo(10);
+    assertThat(
+            schema.number(
+                "SELECT count(*) FROM pg_attribute WHERE attrelid = '"
+                    + t
+                    + "'::regclass AND attname IN ('payload_json', 'delivery_json', 'last_error')"
+                    + " AND attstorage = 'x'"))
+        .isEqualTo(3);
+    // The row itself holds pointers to the JSON, not the JSON: a few hundred bytes.
+    assertThat(schema.number("SELECT pg_column_size(r.*) FROM " + t + " r")).isLessThan(400);
+    assertThat(
+            schema.number(
+                "SELECT pg_relation_size(reltoastrelid) FROM pg_class WHERE oid = '"
+                    + t
+                    + "'::regclass"))
+        .isPositive();
+    assertThat(schema.number("SELECT length(delivery_json) FROM " + t)).isGreaterThan(1500);
   }
 
   @Test

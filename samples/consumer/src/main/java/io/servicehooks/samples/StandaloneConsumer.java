@@ -265,7 +265,7 @@ public final class StandaloneConsumer implements AutoCloseable {
         settings.workerThreads() > 0 ? settings.workerThreads() : PostgresInbox.DEFAULT_WORKERS;
     HikariDataSource pool;
     try {
-      pool = database.pool(PostgresInbox.DEFAULT_WRITERS + workers + 2);
+      pool = database.pool(PostgresInbox.DEFAULT_WRITERS + workers + 3);
     } catch (java.sql.SQLException | RuntimeException e) {
       throw new DatabaseUnavailableException(
           "cannot connect to the database at " + database.redactedUrl() + ": " + reason(e));
