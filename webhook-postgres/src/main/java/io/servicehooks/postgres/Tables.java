@@ -75,16 +75,20 @@ final class Tables {
             + NO_FLUSH_WAIT
             + " WHERE r.id = due.id RETURNING r.id, r.attempts, "
             + prefixed("r.", EVENT_COLUMNS);
-    // Successful rows are marked in batches, one statement each; the attempt number fences a
-    // late worker (its row was taken again after its lease ended): such a row is not returned.
+    // Successful rows are marked in batches, one statement each. The fence is this instance's
+    // lease at the attempt it ran: a row taken again after its lease ended (by anyone, attempts +
+    // 1)
+    // or ended otherwise (leased_by cleared) is not returned. No condition on status: it would let
+    // the planner answer from the partial due index, where every row leaves a dead entry until
+    // vacuum, so each batch would cost more as the table grows; the semi-join on (id, attempts)
+    // keeps it at one primary-key lookup per row.
     this.markDone =
         "UPDATE "
             + t
-            + " AS r SET status = 'done', done_at = now(), leased_by = NULL"
-            + " FROM unnest(?::bigint[], ?::integer[]) AS d(id, attempts), "
+            + " AS r SET status = 'done', done_at = now(), leased_by = NULL FROM "
             + NO_FLUSH_WAIT
-            + " WHERE r.id = d.id AND r.status = 'running' AND r.attempts = d.attempts"
-            + " RETURNING r.id, r.attempts";
+            + " WHERE (r.id, r.attempts) IN (SELECT * FROM unnest(?::bigint[], ?::integer[]))"
+            + " AND r.leased_by = ? RETURNING r.id, r.attempts";
     this.markFailed =
         "UPDATE "
             + t

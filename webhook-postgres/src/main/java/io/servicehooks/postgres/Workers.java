@@ -407,6 +407,7 @@ final class Workers {
         st.setQueryTimeout(s.timeoutSeconds());
         st.setArray(1, c.createArrayOf("bigint", ids));
         st.setArray(2, c.createArrayOf("integer", attempts));
+        st.setString(3, s.instance);
         try (ResultSet r = st.executeQuery()) {
           while (r.next()) {
             marked.put(r.getLong(1), r.getInt(2));
