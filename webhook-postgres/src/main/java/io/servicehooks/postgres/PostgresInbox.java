@@ -63,8 +63,8 @@ public final class PostgresInbox implements EventInbox {
   /** Default {@link Builder#table}. */
   public static final String DEFAULT_TABLE = "webhook_inbox";
 
-  /** Default {@link Builder#commitWindow}: 2 ms. */
-  public static final Duration DEFAULT_COMMIT_WINDOW = Duration.ofMillis(2);
+  /** Default {@link Builder#commitWindow}: 1 ms. */
+  public static final Duration DEFAULT_COMMIT_WINDOW = Duration.ofMillis(1);
 
   /** Default {@link Builder#maxBatchRows}. */
   public static final int DEFAULT_MAX_BATCH_ROWS = 500;
@@ -316,7 +316,7 @@ public final class PostgresInbox implements EventInbox {
       return this;
     }
 
-    /** How long a writer waits for more deliveries to share a commit (default 2 ms; zero: none). */
+    /** How long a writer waits for more deliveries to share a commit (default 1 ms; zero: none). */
     public Builder commitWindow(Duration window) {
       Objects.requireNonNull(window, "commitWindow");
       if (window.isNegative() || window.compareTo(Duration.ofSeconds(1)) > 0) {
