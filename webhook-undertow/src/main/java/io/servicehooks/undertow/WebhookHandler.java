@@ -21,6 +21,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.xnio.IoUtils;
@@ -68,6 +69,10 @@ public final class WebhookHandler implements HttpHandler {
    * arrive, up to the consumer's limit.
    */
   static final int INITIAL_BUFFER_BYTES = 16 * 1024;
+
+  /** Set on a listener worker's thread while it runs one of this handler's tasks. */
+  private static final ThreadLocal<Boolean> ON_WORKER =
+      ThreadLocal.withInitial(() -> Boolean.FALSE);
 
   private final WebhookConsumer consumer;
   private final AdapterSupport adapter;
@@ -200,8 +205,22 @@ public final class WebhookHandler implements HttpHandler {
     Executor listeners =
         adapter.listenersNonBlocking()
             ? null
-            : executor != null ? executor : exchange.getConnection().getWorker();
+            : marked(executor != null ? executor : exchange.getConnection().getWorker());
     complete(exchange, adapter.handle(request, listeners));
+  }
+
+  /** The executor whose tasks mark their thread as one of this server's listener workers. */
+  private static Executor marked(Executor workers) {
+    return task ->
+        workers.execute(
+            () -> {
+              ON_WORKER.set(Boolean.TRUE);
+              try {
+                task.run();
+              } finally {
+                ON_WORKER.set(Boolean.FALSE);
+              }
+            });
   }
 
   private static void complete(
@@ -211,7 +230,27 @@ public final class WebhookHandler implements HttpHandler {
     } else {
       // Keep the exchange open past this call; the original's thread will answer.
       exchange.dispatch(
-          SameThreadExecutor.INSTANCE, () -> answer.thenAccept(r -> send(exchange, r)));
+          SameThreadExecutor.INSTANCE, () -> answer.thenAccept(r -> answer(exchange, r)));
+    }
+  }
+
+  /**
+   * Sends an answer that was not ready on the IO thread. From a listener worker it is written at
+   * once. From any other thread (a dedup store's callback, such as Lettuce's event loop, or the
+   * thread of listeners that do not block) the write goes to the exchange's IO thread: writing and
+   * resuming reads from a foreign thread wakes the IO thread's selector under its lock for every
+   * answer, which costs more than handing it the write (benchmarks/RESULTS.md: about 12% more
+   * deliveries/s with dedup on Redis).
+   */
+  private static void answer(HttpServerExchange exchange, WebhookResponse response) {
+    if (exchange.isInIoThread() || ON_WORKER.get()) {
+      send(exchange, response);
+      return;
+    }
+    try {
+      exchange.getIoThread().execute(() -> send(exchange, response));
+    } catch (RejectedExecutionException stopping) {
+      send(exchange, response);
     }
   }
 
