@@ -520,9 +520,9 @@ public final class RedisDeduplicator implements Deduplicator, AutoCloseable {
       target.setTimeout(commandTimeout);
       ClientResources resources =
           ClientResources.builder()
-              // One connection: one event loop thread is all it uses.
-              .ioThreadPoolSize(1)
-              .computationThreadPoolSize(1)
+              // Lettuce's minimum; the store's one connection is served by one event loop thread.
+              .ioThreadPoolSize(2)
+              .computationThreadPoolSize(2)
               // Commands written in the same turn of the event loop leave in one write (and
               // their answers come back in one read), instead of a system call each.
               .nettyCustomizer(new ConsolidatedFlushes())
