@@ -9,12 +9,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -51,12 +46,6 @@ final class Workers {
   /** Longest last error kept: class and message, enough to tell what failed. */
   static final int MAX_ERROR_LENGTH = 1000;
 
-  /** Most rows marked done by one statement. */
-  static final int MAX_MARK_BATCH = 500;
-
-  /** Successes waiting for the marker at most; beyond, a worker waits for room in the queue. */
-  static final int MARK_QUEUE = 4 * MAX_MARK_BATCH;
-
   /** How often a row skipped for having waited too long is logged at WARN (others at DEBUG). */
   private static final long LATE_WARNING_NANOS = TimeUnit.SECONDS.toNanos(10);
 
@@ -66,10 +55,8 @@ final class Workers {
    */
   record Claimed(long id, int attempts, StoredEvent event, boolean hot, long leasedAt) {}
 
-  /** A row whose listeners succeeded, waiting to be marked done. */
-  private record Done(long id, int attempts, long nanos) {}
-
   private final PostgresInbox.Settings s;
+  private final DoneMarker marker;
   private final Semaphore free;
   private final AtomicInteger hot = new AtomicInteger();
   private final int maxHotRows;
@@ -77,20 +64,19 @@ final class Workers {
   private final long quarterLeaseNanos;
   private final AtomicLong listenerNanos = new AtomicLong();
   private final AtomicLong lastLateWarning = new AtomicLong();
-  private final BlockingQueue<Done> succeeded = new ArrayBlockingQueue<>(MARK_QUEUE);
   private final Semaphore wakeups = new Semaphore(0);
   private final Outage outage = new Outage("poll");
+  // Shared with the marker: one outage of recording outcomes, whichever statement met it.
   private final Outage marking = new Outage("mark");
   private volatile ExecutorService pool;
   private Thread poller;
-  private Thread marker;
   private InboxProcessor processor;
   private volatile boolean stopping;
-  private volatile boolean markerStopping;
   private volatile boolean crashed;
 
   Workers(PostgresInbox.Settings s) {
     this.s = s;
+    this.marker = new DoneMarker(s, marking);
     // Up to twice the workers' count taken at once: the next rows wait in the pool's queue while
     // the workers are busy, so a look takes several rows instead of one per finished listener.
     this.free = new Semaphore(s.workers * 2);
@@ -110,8 +96,6 @@ final class Workers {
   void start(InboxProcessor processor) {
     this.processor = processor;
     AtomicInteger n = new AtomicInteger();
-    this.marker = new Thread(this::mark, "servicehooks-inbox-marker");
-    marker.setDaemon(true);
     marker.start();
     this.poller = new Thread(this::poll, "servicehooks-inbox-poller");
     poller.setDaemon(true);
@@ -331,12 +315,7 @@ final class Workers {
       return;
     }
     if (failure == null) {
-      try {
-        succeeded.put(new Done(row.id(), row.attempts(), nanos));
-      } catch (InterruptedException closing) {
-        // Not marked: the row is due again when its lease ends, and runs again.
-        Thread.currentThread().interrupt();
-      }
+      marker.succeeded(row.id(), row.attempts(), nanos);
     } else {
       record(row, describe(failure), nanos);
     }
@@ -356,78 +335,6 @@ final class Workers {
       log.warn(message, row.id(), millis, s.lease);
     } else {
       log.debug(message, row.id(), millis, s.lease);
-    }
-  }
-
-  /**
-   * The marker thread: takes every success queued (up to {@link #MAX_MARK_BATCH}), marks them with
-   * one statement, and repeats; no wait beyond that for more. Stops when closing and the queue is
-   * empty.
-   */
-  private void mark() {
-    List<Done> batch = new ArrayList<>();
-    while (!crashed) {
-      Done first;
-      try {
-        first = succeeded.poll(100, TimeUnit.MILLISECONDS);
-      } catch (InterruptedException e) {
-        return;
-      }
-      if (first == null) {
-        if (markerStopping) {
-          return;
-        }
-        continue;
-      }
-      batch.add(first);
-      succeeded.drainTo(batch, MAX_MARK_BATCH - 1);
-      if (crashed) {
-        return;
-      }
-      markDone(batch);
-      batch.clear();
-    }
-  }
-
-  private void markDone(List<Done> batch) {
-    // One lock order for every batch.
-    batch.sort(Comparator.comparingLong(Done::id));
-    Long[] ids = new Long[batch.size()];
-    Integer[] attempts = new Integer[batch.size()];
-    for (int i = 0; i < ids.length; i++) {
-      ids[i] = batch.get(i).id();
-      attempts[i] = batch.get(i).attempts();
-    }
-    Map<Long, Integer> marked = new HashMap<>();
-    try (Connection c = s.dataSource.getConnection()) {
-      if (!c.getAutoCommit()) {
-        c.setAutoCommit(true);
-      }
-      try (PreparedStatement st = c.prepareStatement(s.tables.markDone)) {
-        st.setQueryTimeout(s.timeoutSeconds());
-        st.setArray(1, c.createArrayOf("bigint", ids));
-        st.setArray(2, c.createArrayOf("integer", attempts));
-        st.setString(3, s.instance);
-        try (ResultSet r = st.executeQuery()) {
-          while (r.next()) {
-            marked.put(r.getLong(1), r.getInt(2));
-          }
-        }
-      }
-      marking.worked();
-    } catch (SQLException | RuntimeException e) {
-      // Not lost: each row is due again when its lease ends, and runs again.
-      marking.failed(e);
-      return;
-    }
-    for (Done done : batch) {
-      Integer attempt = marked.get(done.id());
-      if (attempt == null || attempt != done.attempts()) {
-        log.warn(
-            "Inbox row {} ran longer than its lease and was taken again; it may run twice",
-            done.id());
-      }
-      s.meters.processed("done", done.nanos());
     }
   }
 
@@ -507,26 +414,12 @@ final class Workers {
         log.warn("Inbox listeners still running at close; their rows run again after the lease");
         pool.shutdownNow();
       }
-      // The marker last: what the workers finished is marked before close returns.
-      markerStopping = true;
-      left = deadline - System.nanoTime();
-      if (left > 0) {
-        TimeUnit.NANOSECONDS.timedJoin(marker, left);
-      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       pool.shutdownNow();
     }
-    markerStopping = true;
-    if (marker.isAlive()) {
-      marker.interrupt();
-      int unmarked = succeeded.size();
-      if (unmarked > 0) {
-        log.warn(
-            "Inbox close: {} handled rows not marked done in time; they run again after the lease",
-            unmarked);
-      }
-    }
+    // The marker last: what the workers finished is marked before close returns.
+    marker.close(deadline);
   }
 
   /** Tests: as a killed process, stops everything and records no outcome. */
@@ -536,8 +429,7 @@ final class Workers {
     if (poller != null) {
       poller.interrupt();
       pool.shutdownNow();
-      marker.interrupt();
-      succeeded.clear();
+      marker.crash();
     }
   }
 }
