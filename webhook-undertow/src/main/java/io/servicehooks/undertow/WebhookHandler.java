@@ -77,6 +77,7 @@ public final class WebhookHandler implements HttpHandler {
   private final WebhookConsumer consumer;
   private final AdapterSupport adapter;
   private final Executor executor;
+  private volatile Marked marked;
   private final Set<HttpServerExchange> receiving = ConcurrentHashMap.newKeySet();
 
   /** Runs deliveries on Undertow's worker pool. */
@@ -202,25 +203,36 @@ public final class WebhookHandler implements HttpHandler {
             exchange.getRequestHeaders().getFirst(WebhookRequest.SIGNATURE_HEADER), body);
     // On the IO thread: the core verifies, parses and claims here, and moves to the worker only
     // when listeners have to run. Non-blocking listeners run here too.
-    Executor listeners =
-        adapter.listenersNonBlocking()
-            ? null
-            : marked(executor != null ? executor : exchange.getConnection().getWorker());
-    complete(exchange, adapter.handle(request, listeners));
+    complete(
+        exchange,
+        adapter.handle(request, adapter.listenersNonBlocking() ? null : listeners(exchange)));
   }
 
-  /** The executor whose tasks mark their thread as one of this server's listener workers. */
-  private static Executor marked(Executor workers) {
-    return task ->
-        workers.execute(
-            () -> {
-              ON_WORKER.set(Boolean.TRUE);
-              try {
-                task.run();
-              } finally {
-                ON_WORKER.set(Boolean.FALSE);
-              }
-            });
+  /** The listeners' executor, wrapped once (not per delivery) so its threads are recognized. */
+  private Executor listeners(HttpServerExchange exchange) {
+    Executor workers = executor != null ? executor : exchange.getConnection().getWorker();
+    Marked m = marked;
+    if (m == null || m.workers() != workers) {
+      m = new Marked(workers);
+      marked = m;
+    }
+    return m;
+  }
+
+  /** Runs tasks on {@code workers}, marking their thread as one of this server's workers. */
+  private record Marked(Executor workers) implements Executor {
+    @Override
+    public void execute(Runnable task) {
+      workers.execute(
+          () -> {
+            ON_WORKER.set(Boolean.TRUE);
+            try {
+              task.run();
+            } finally {
+              ON_WORKER.set(Boolean.FALSE);
+            }
+          });
+    }
   }
 
   private static void complete(
