@@ -59,6 +59,7 @@ final class OAuthEndpoints {
     String userId;
     String screenName;
     String verifier;
+    boolean exchanged;
 
     RequestTokenState(String secret, String callback, Instant expires) {
       this.secret = secret;
@@ -116,7 +117,7 @@ final class OAuthEndpoints {
   String approve(String requestToken, String userId, String screenName) {
     synchronized (lock) {
       RequestTokenState state = requestTokens.get(requestToken);
-      if (state == null || clock.now().isAfter(state.expires)) {
+      if (state == null || state.exchanged || clock.now().isAfter(state.expires)) {
         throw new IllegalArgumentException("no request token " + requestToken + " is pending");
       }
       state.userId = userId;
@@ -135,7 +136,7 @@ final class OAuthEndpoints {
       List<String> pending = new ArrayList<>();
       requestTokens.forEach(
           (token, state) -> {
-            if (!now.isAfter(state.expires)) {
+            if (!now.isAfter(state.expires) && !state.exchanged) {
               pending.add(token);
             }
           });
@@ -364,13 +365,15 @@ final class OAuthEndpoints {
       state = requestTokens.get(token);
       if (state == null
           || state.verifier == null
+          || state.exchanged
           || clock.now().isAfter(state.expires)
           || verifier == null
           || !OAuthSignature.matches(state.verifier, verifier)) {
         log.info("access token refused for request token {}: bad or expired verifier", token);
         return text(401, INVALID_VERIFIER);
       }
-      requestTokens.remove(token);
+      // Kept (until pruned) so that a second use is told apart from a forged token.
+      state.exchanged = true;
       accessToken = state.userId + "-" + randomText(40);
       accessSecret = randomText(45);
       accessTokens.put(
