@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.servicehooks.testkit.ConsumerStub;
+import io.servicehooks.testkit.Events;
 import io.servicehooks.testkit.PlatformSimulator;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
@@ -270,6 +272,38 @@ final class AuthCommandTest {
 
     assertThat(run.exitCode()).as(run.toString()).isZero();
     assertThat(JSON.readTree(run.out()).toString()).contains("dm.received", "alice-dms");
+  }
+
+  @Test
+  void subscriptionsCreate_asUserToWebhook_dmEventsDelivered() throws Exception {
+    try (ConsumerStub consumer = ConsumerStub.start(platform.consumerSecret())) {
+      Cli.Run webhook =
+          run("--json", "webhooks", "create", consumer.url("/webhook"), "--allow-insecure-url");
+      String webhookId = JSON.readTree(webhook.out()).get("id").asText();
+      login(null);
+
+      Cli.Run created =
+          run(
+              "subscriptions",
+              "create",
+              "--as-user",
+              "--event-type",
+              "dm.received",
+              "--user-id",
+              USER_ID,
+              "--webhook-id",
+              webhookId,
+              "--tag",
+              "alice-dms");
+      platform.deliver(
+          Events.activity(
+              "dm.received", USER_ID, Map.of("direct_message_events", List.of(Map.of("id", "7")))));
+
+      assertThat(created.exitCode()).as(created.toString()).isZero();
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> consumer.deliveryBodies().stream().anyMatch(b -> b.contains("dm.received")));
+    }
   }
 
   @Test
