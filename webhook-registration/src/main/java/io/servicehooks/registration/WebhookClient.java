@@ -52,6 +52,9 @@ import org.slf4j.LoggerFactory;
  * Webhook webhook = client.ensureRegistered("https://hooks.example.org/service");
  * }</pre>
  *
+ * <p>To act for a user (subscriptions to private events such as direct messages), sign the user in
+ * with {@link #userSignIn()} and make the calls through {@link #forUser(UserCredentials)}.
+ *
  * <p>Instances are immutable and thread-safe; share one per application.
  */
 public final class WebhookClient {

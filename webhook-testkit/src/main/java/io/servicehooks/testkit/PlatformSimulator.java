@@ -28,7 +28,9 @@ import org.slf4j.LoggerFactory;
  * simulate} command and the demo. It serves the token, webhook, replay and activity subscription
  * API on a local port, runs real CRC checks against registered webhook URLs, and signs and POSTs
  * deliveries with retries and replay. Its HMAC code is its own, so it checks the consumer side
- * independently.
+ * independently. It also serves OAuth 1.0a sign-in ({@code /oauth/request_token}, an authorize
+ * page, {@code /oauth/access_token}, {@code /1.1/oauth/invalidate_token}) and user-context calls,
+ * verifying each signature with its own code; {@link #approveRequestToken} plays the user.
  *
  * <pre>{@code
  * try (PlatformSimulator platform = PlatformSimulator.builder().localMode(true).build().start()) {
