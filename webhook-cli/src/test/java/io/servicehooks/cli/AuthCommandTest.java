@@ -108,6 +108,16 @@ final class AuthCommandTest {
   }
 
   @Test
+  void help_rootAndAuth_nameTheCommandsAndTheEnvironment() {
+    Cli.Run root = run("--help");
+    Cli.Run auth = run("auth", "--help");
+
+    assertThat(root.out()).contains("auth", "SERVICE_USER_TOKEN, SERVICE_USER_TOKEN_SECRET");
+    assertThat(auth.out())
+        .contains("login", "status", "logout", "~/.config/servicehooks/credentials.json");
+  }
+
+  @Test
   void login_pinOnStdin_savesCredentialsOwnerOnly() throws Exception {
     Cli.Run run = login(null, "--access-type", "read");
 

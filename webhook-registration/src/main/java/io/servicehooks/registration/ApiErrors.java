@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.time.Clock;
 import java.time.DateTimeException;
 import java.time.Instant;
+import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.Locale;
@@ -142,6 +143,22 @@ final class ApiErrors {
       if (!text.isEmpty()) {
         message.append(": ").append(text);
       }
+    }
+    if (reason == WebhookApiException.Reason.CLOCK_SKEW) {
+      // the one fact that helps: how far off this machine is
+      response
+          .headers()
+          .firstValue("date")
+          .ifPresent(
+              date ->
+                  message
+                      .append(" (this machine's clock says ")
+                      .append(
+                          DateTimeFormatter.RFC_1123_DATE_TIME.format(
+                              clock.instant().atZone(ZoneOffset.UTC)))
+                      .append(", the platform's ")
+                      .append(date)
+                      .append(')'));
     }
     return new WebhookApiException(
         message.toString(),
