@@ -1,9 +1,12 @@
 package io.servicehooks.cli;
 
+import io.servicehooks.registration.Subscription;
+import io.servicehooks.registration.WebhookApiException;
 import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -57,7 +60,13 @@ final class SubscriptionsCommand implements Runnable {
               description = "free tag echoed in every delivery")
           String tag,
       @Option(names = "--webhook-id", paramLabel = "ID", description = "webhook to deliver to")
-          String webhookId)
+          String webhookId,
+      @Option(
+              names = "--as-user",
+              description =
+                  "in the signed-in user's context (`auth login`), as private events (dm.*) need")
+          boolean asUser,
+      @Mixin AuthCommand.FileOption credentialsFile)
       throws IOException {
     if ((userId == null) == (keyword == null)) {
       throw new ParameterException(
@@ -73,8 +82,21 @@ final class SubscriptionsCommand implements Runnable {
     if (direction != null) {
       filter.put("direction", direction);
     }
-    top.output()
-        .subscription(top.client(false).createSubscription(eventType, filter, tag, webhookId));
+    Subscription created;
+    try {
+      created =
+          asUser
+              ? AuthCommand.appClient(top)
+                  .forUser(AuthCommand.requireCredentials(top, credentialsFile).credentials())
+                  .createSubscription(eventType, filter, tag, webhookId)
+              : top.client(false).createSubscription(eventType, filter, tag, webhookId);
+    } catch (WebhookApiException e) {
+      if (e.reason() == WebhookApiException.Reason.USER_CONTEXT_REQUIRED) {
+        top.err().println("hint: run `servicehooks auth login`, then add --as-user");
+      }
+      throw e;
+    }
+    top.output().subscription(created);
     return ServicehooksCli.EXIT_OK;
   }
 

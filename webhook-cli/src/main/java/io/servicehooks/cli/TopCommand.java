@@ -27,7 +27,8 @@ import picocli.CommandLine.Spec;
       SubscriptionsCommand.class,
       SendCommand.class,
       SimulateCommand.class,
-      InboxCommand.class
+      InboxCommand.class,
+      AuthCommand.class
     },
     footerHeading = "%nEnvironment:%n",
     footer = {
@@ -36,6 +37,8 @@ import picocli.CommandLine.Spec;
       "  SERVICE_API_BASE_URL                 platform address",
       "                                       (default " + TopCommand.DEFAULT_BASE_URL + ")",
       "  SERVICE_CONSUMER_SECRET              signs the events that `send` sends",
+      "  SERVICE_USER_TOKEN, SERVICE_USER_TOKEN_SECRET",
+      "                                       a user's token, over `auth login`'s file",
       "  SERVICEHOOKS_JDBC_URL                the durable inbox's database, for `inbox`",
       "  SERVICEHOOKS_JDBC_USER, SERVICEHOOKS_JDBC_PASSWORD",
       "                                       its user and password",

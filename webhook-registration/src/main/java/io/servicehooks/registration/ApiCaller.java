@@ -41,6 +41,15 @@ final class ApiCaller {
     DELETE
   }
 
+  /**
+   * Produces the {@code Authorization} header of one attempt in place of the bearer token: user
+   * context and the sign-in legs sign each attempt anew (fresh nonce and timestamp).
+   */
+  @FunctionalInterface
+  interface Signing {
+    String header(String method, URI uri);
+  }
+
   private final HttpClient http;
   private final URI baseUri;
   private final Duration requestTimeout;
@@ -49,6 +58,7 @@ final class ApiCaller {
   private final Duration maxRetryWait;
   private final Clock clock;
   private final WebhookClient.Sleeper sleeper;
+  private final Signing signing;
 
   ApiCaller(
       HttpClient http,
@@ -59,6 +69,20 @@ final class ApiCaller {
       Duration maxRetryWait,
       Clock clock,
       WebhookClient.Sleeper sleeper) {
+    this(http, baseUri, requestTimeout, tokens, maxRetries, maxRetryWait, clock, sleeper, null);
+  }
+
+  private ApiCaller(
+      HttpClient http,
+      URI baseUri,
+      Duration requestTimeout,
+      TokenSource tokens,
+      int maxRetries,
+      Duration maxRetryWait,
+      Clock clock,
+      WebhookClient.Sleeper sleeper,
+      Signing signing) {
+    this.signing = signing;
     this.http = http;
     this.baseUri = baseUri;
     this.requestTimeout = requestTimeout;
@@ -67,6 +91,23 @@ final class ApiCaller {
     this.maxRetryWait = maxRetryWait;
     this.clock = clock;
     this.sleeper = sleeper;
+  }
+
+  /**
+   * The same caller, with every attempt signed by {@code signing} instead of carrying the bearer
+   * token; a 401 is then final (no token to fetch anew).
+   */
+  ApiCaller signedBy(Signing signing) {
+    return new ApiCaller(
+        http, baseUri, requestTimeout, tokens, maxRetries, maxRetryWait, clock, sleeper, signing);
+  }
+
+  URI baseUri() {
+    return baseUri;
+  }
+
+  Clock clock() {
+    return clock;
   }
 
   /**
@@ -100,7 +141,7 @@ final class ApiCaller {
     int retries = 0;
     boolean answerLost = false;
     while (true) {
-      String token = tokens.current();
+      String token = signing == null ? tokens.current() : null;
       ApiResponse response;
       try {
         response = sendOnce(method, path, jsonBody, token);
@@ -129,7 +170,7 @@ final class ApiCaller {
       if (response.isSuccess()) {
         return Optional.of(response);
       }
-      if (response.status() == 401 && !refreshed && tokens.canRefresh()) {
+      if (response.status() == 401 && signing == null && !refreshed && tokens.canRefresh()) {
         refreshed = true;
         tokens.refreshAfterRejection(token);
         continue;
@@ -170,7 +211,7 @@ final class ApiCaller {
             path);
         return Optional.empty();
       }
-      if (response.status() == 401 && !tokens.canRefresh()) {
+      if (response.status() == 401 && signing == null && !tokens.canRefresh()) {
         throw new WebhookApiException(
             failure.getMessage()
                 + " (the bearer token given was refused:"
@@ -229,10 +270,12 @@ final class ApiCaller {
 
   private ApiResponse sendOnce(String method, String path, byte[] jsonBody, String token)
       throws IOException {
+    URI uri = URI.create(baseUri + path);
     HttpRequest.Builder request =
-        HttpRequest.newBuilder(URI.create(baseUri + path))
+        HttpRequest.newBuilder(uri)
             .timeout(requestTimeout)
-            .header("Authorization", "Bearer " + token)
+            .header(
+                "Authorization", signing == null ? "Bearer " + token : signing.header(method, uri))
             .header("Accept", "application/json");
     if (jsonBody != null) {
       request.header("Content-Type", "application/json");

@@ -5,8 +5,10 @@ import java.io.IOException;
 import java.time.Clock;
 import java.time.DateTimeException;
 import java.time.Instant;
+import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.regex.Pattern;
 
@@ -20,6 +22,9 @@ final class ApiErrors {
 
   static final int CODE_TOKEN_INVALID = 89;
   static final int CODE_CREDENTIALS_REFUSED = 99;
+  static final int CODE_COULD_NOT_AUTHENTICATE = 32;
+  static final int CODE_TIMESTAMP_OUT_OF_BOUNDS = 135;
+  static final int CODE_CALLBACK_NOT_APPROVED = 415;
 
   /**
    * Stands for a reset time the platform named but {@link Instant} cannot hold (such as {@code
@@ -35,7 +40,8 @@ final class ApiErrors {
   private ApiErrors() {}
 
   /** What the error body says; every part may be null. */
-  record Parsed(String reasonName, String message, Integer code, String label, String title) {}
+  record Parsed(
+      String reasonName, String message, Integer code, String label, String title, String type) {}
 
   static Parsed parse(byte[] body) {
     JsonNode root;
@@ -45,7 +51,7 @@ final class ApiErrors {
       root = null;
     }
     if (root == null || !root.isObject()) {
-      return new Parsed(null, null, null, null, null);
+      return new Parsed(null, null, null, null, null, null);
     }
     String message = null;
     Integer code = null;
@@ -73,7 +79,7 @@ final class ApiErrors {
     if (message == null) {
       message = detail != null ? detail : title;
     }
-    return new Parsed(reasonName, message, code, label, title);
+    return new Parsed(reasonName, message, code, label, title, Responses.text(root, "type"));
   }
 
   /**
@@ -94,8 +100,14 @@ final class ApiErrors {
 
   static WebhookApiException from(ApiResponse response, Clock clock) {
     Parsed parsed = parse(response.body());
+    if (parsed.message() == null && isOAuthPath(response.path())) {
+      parsed = withPlainTextMessage(parsed, response);
+    }
     WebhookApiException.Reason reason =
         WebhookApiException.Reason.fromPlatformName(parsed.reasonName());
+    if (reason == WebhookApiException.Reason.UNKNOWN) {
+      reason = oauthReason(parsed);
+    }
     if (reason == WebhookApiException.Reason.UNKNOWN) {
       if (response.status() == 429) {
         reason = WebhookApiException.Reason.RATE_LIMITED;
@@ -132,6 +144,22 @@ final class ApiErrors {
         message.append(": ").append(text);
       }
     }
+    if (reason == WebhookApiException.Reason.CLOCK_SKEW) {
+      // the one fact that helps: how far off this machine is
+      response
+          .headers()
+          .firstValue("date")
+          .ifPresent(
+              date ->
+                  message
+                      .append(" (this machine's clock says ")
+                      .append(
+                          DateTimeFormatter.RFC_1123_DATE_TIME.format(
+                              clock.instant().atZone(ZoneOffset.UTC)))
+                      .append(", the platform's ")
+                      .append(date)
+                      .append(')'));
+    }
     return new WebhookApiException(
         message.toString(),
         response.status(),
@@ -142,6 +170,54 @@ final class ApiErrors {
         response.status() == 429 || response.status() >= 500
             ? reportedResetTime(response, clock).orElse(null)
             : null);
+  }
+
+  /**
+   * The reasons of OAuth 1.0a failures: by the platform's error code where it has one, else by its
+   * message, since the verifier and nonce failures come without a code.
+   */
+  private static WebhookApiException.Reason oauthReason(Parsed parsed) {
+    String message = parsed.message() == null ? "" : parsed.message().toLowerCase(Locale.ROOT);
+    Integer code = parsed.code();
+    if (Integer.valueOf(CODE_CALLBACK_NOT_APPROVED).equals(code)
+        || message.contains("callback url not approved")) {
+      return WebhookApiException.Reason.CALLBACK_NOT_APPROVED;
+    }
+    if (Integer.valueOf(CODE_TIMESTAMP_OUT_OF_BOUNDS).equals(code)
+        || message.contains("timestamp out of bounds")) {
+      return WebhookApiException.Reason.CLOCK_SKEW;
+    }
+    if (message.contains("oauth_verifier")) {
+      return WebhookApiException.Reason.INVALID_VERIFIER;
+    }
+    if (message.contains("nonce")) {
+      return WebhookApiException.Reason.NONCE_REUSED;
+    }
+    if (Integer.valueOf(CODE_COULD_NOT_AUTHENTICATE).equals(code)) {
+      return WebhookApiException.Reason.INVALID_SIGNATURE;
+    }
+    if (parsed.type() != null && parsed.type().endsWith("/unsupported-authentication")) {
+      return WebhookApiException.Reason.USER_CONTEXT_REQUIRED;
+    }
+    return WebhookApiException.Reason.UNKNOWN;
+  }
+
+  private static boolean isOAuthPath(String path) {
+    return path.startsWith("/oauth/") || path.startsWith("/1.1/oauth/");
+  }
+
+  /**
+   * The OAuth 1.0a endpoints may answer an error in plain text ({@code Error processing your OAuth
+   * request: Invalid oauth_verifier parameter}): that text is then the message, when short and
+   * printable.
+   */
+  private static Parsed withPlainTextMessage(Parsed parsed, ApiResponse response) {
+    String text = response.bodyText().strip();
+    if (text.isEmpty() || text.length() > 300 || !text.chars().allMatch(c -> c >= 0x20)) {
+      return parsed;
+    }
+    return new Parsed(
+        parsed.reasonName(), text, parsed.code(), parsed.label(), parsed.title(), parsed.type());
   }
 
   static WebhookApiException bodyTooLarge(String method, String path, int status, int limit) {

@@ -31,6 +31,33 @@ public final class WebhookApiException extends IOException {
     /** The rate limit was exceeded and no retry was possible within the allowed wait. */
     RATE_LIMITED,
     /**
+     * User sign-in: the {@code oauth_callback} is not one of the callback URLs approved in the
+     * application's settings (code 415).
+     */
+    CALLBACK_NOT_APPROVED,
+    /**
+     * User sign-in: the {@code oauth_verifier} (the callback's value or the PIN) is wrong, was used
+     * already, or its request token expired; start again with a new request token.
+     */
+    INVALID_VERIFIER,
+    /**
+     * An OAuth 1.0a signature did not verify (code 32): wrong API secret or token secret, or a
+     * request changed on the way.
+     */
+    INVALID_SIGNATURE,
+    /**
+     * An OAuth 1.0a timestamp is too far from the platform's clock (code 135): set this machine's
+     * clock right.
+     */
+    CLOCK_SKEW,
+    /** An OAuth 1.0a nonce was used already (a replayed request). */
+    NONCE_REUSED,
+    /**
+     * The call needs user context (such as a subscription to private events, {@code dm.*}): make it
+     * through {@link WebhookClient#forUser}.
+     */
+    USER_CONTEXT_REQUIRED,
+    /**
      * Any other failure; see {@link #reasonName()}, {@link #platformMessage()} and {@link #body()}.
      */
     UNKNOWN;

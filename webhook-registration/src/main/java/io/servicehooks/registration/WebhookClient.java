@@ -6,6 +6,7 @@ import java.net.InetAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
 import java.net.http.HttpClient;
+import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -51,6 +52,9 @@ import org.slf4j.LoggerFactory;
  * Webhook webhook = client.ensureRegistered("https://hooks.example.org/service");
  * }</pre>
  *
+ * <p>To act for a user (subscriptions to private events such as direct messages), sign the user in
+ * with {@link #userSignIn()} and make the calls through {@link #forUser(UserCredentials)}.
+ *
  * <p>Instances are immutable and thread-safe; share one per application.
  */
 public final class WebhookClient {
@@ -83,6 +87,7 @@ public final class WebhookClient {
   private final boolean allowInsecureUrls;
   private final ApiCaller api;
   private final String authDescription;
+  private final OAuthSigner signer;
 
   private WebhookClient(Builder builder, URI baseUri) {
     this.baseUri = baseUri;
@@ -103,6 +108,14 @@ public final class WebhookClient {
                 builder.requestTimeout,
                 builder.clock);
     this.authDescription = builder.bearerToken != null ? "bearer token" : "client credentials";
+    this.signer =
+        builder.apiKey == null
+            ? null
+            : new OAuthSigner(
+                builder.apiKey,
+                builder.apiSecret,
+                builder.clock,
+                OAuthSigner.secureNonces(new SecureRandom()));
     this.api =
         new ApiCaller(
             http,
@@ -286,6 +299,23 @@ public final class WebhookClient {
   public Subscription createSubscription(
       String eventType, Map<String, String> filter, String tag, String webhookId)
       throws IOException {
+    return createSubscription(api, eventType, filter, tag, webhookId);
+  }
+
+  /** Lists the application's activity subscriptions ({@code GET /2/activity/subscriptions}). */
+  public List<Subscription> listSubscriptions() throws IOException {
+    return listSubscriptions(api);
+  }
+
+  /** Removes an activity subscription; returns whether the platform reports it deleted. */
+  public boolean deleteSubscription(String subscriptionId) throws IOException {
+    return deleteSubscription(api, subscriptionId);
+  }
+
+  // The subscription calls, shared with the user-context view (UserClient).
+  static Subscription createSubscription(
+      ApiCaller api, String eventType, Map<String, String> filter, String tag, String webhookId)
+      throws IOException {
     if (eventType == null || eventType.isBlank()) {
       throw new IllegalArgumentException("event type must not be empty");
     }
@@ -306,16 +336,47 @@ public final class WebhookClient {
         api.call("POST", "/2/activity/subscriptions", bytes(body), ApiCaller.Repeat.UNSAFE));
   }
 
-  /** Lists the application's activity subscriptions ({@code GET /2/activity/subscriptions}). */
-  public List<Subscription> listSubscriptions() throws IOException {
+  static List<Subscription> listSubscriptions(ApiCaller api) throws IOException {
     return Responses.subscriptions(
         api.call("GET", "/2/activity/subscriptions", null, ApiCaller.Repeat.SAFE));
   }
 
-  /** Removes an activity subscription; returns whether the platform reports it deleted. */
-  public boolean deleteSubscription(String subscriptionId) throws IOException {
+  static boolean deleteSubscription(ApiCaller api, String subscriptionId) throws IOException {
     String path = "/2/activity/subscriptions/" + WebhookUrls.checkSubscriptionId(subscriptionId);
     return Responses.deleted(api.call("DELETE", path, null, ApiCaller.Repeat.SAFE));
+  }
+
+  /**
+   * The three legs of OAuth 1.0a sign-in, by which a user lets this application act for them; see
+   * {@link UserSignIn}.
+   *
+   * @throws IllegalStateException when the client was given a bearer token instead of the API key
+   *     and secret, which sign every leg
+   */
+  public UserSignIn userSignIn() {
+    return new UserSignIn(api, signer());
+  }
+
+  /**
+   * A view of this client that acts for the user these credentials belong to: its calls are signed
+   * with OAuth 1.0a instead of carrying the app-only bearer token. Needed for subscriptions to
+   * private activity ({@code dm.*}) and to revoke the user's token.
+   *
+   * @throws IllegalStateException when the client was given a bearer token instead of the API key
+   *     and secret, which sign every user-context call
+   */
+  public UserClient forUser(UserCredentials credentials) {
+    Objects.requireNonNull(credentials, "credentials");
+    return new UserClient(api, signer(), credentials);
+  }
+
+  private OAuthSigner signer() {
+    if (signer == null) {
+      throw new IllegalStateException(
+          "acting for a user needs the API key and secret (apiCredentials); this client was given"
+              + " a bearer token");
+    }
+    return signer;
   }
 
   /**

@@ -5,6 +5,10 @@
  * io.servicehooks.registration.Webhook}, {@link io.servicehooks.registration.ReplayJob}, {@link
  * io.servicehooks.registration.Subscription}); the platform's refusals are {@link
  * io.servicehooks.registration.WebhookApiException}s, network failures plain {@code IOException}s.
- * Everything else in the package is internal.
+ * Acting for a user (OAuth 1.0a, PROTOCOL section 9): {@link
+ * io.servicehooks.registration.UserSignIn} runs the three legs of sign-in, giving {@link
+ * io.servicehooks.registration.UserCredentials}, and {@link
+ * io.servicehooks.registration.UserClient} signs calls in the user's context, as subscriptions to
+ * private events need. Everything else in the package is internal.
  */
 package io.servicehooks.registration;

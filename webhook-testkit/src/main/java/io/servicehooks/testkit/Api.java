@@ -60,6 +60,7 @@ final class Api {
   private final Deliveries deliveries;
   private final SecureRandom random = new SecureRandom();
   private final AtomicLong ids;
+  private final OAuthEndpoints oauth;
 
   private final Object lock = new Object();
   // Guarded by lock.
@@ -98,6 +99,12 @@ final class Api {
     this.deliveries = deliveries;
     this.style = style;
     this.ids = new AtomicLong(1_800_000_000_000_000_000L + random.nextInt(1_000_000) * 1_000_000L);
+    this.oauth = new OAuthEndpoints(apiKey, apiSecret, clock, localMode);
+  }
+
+  /** The OAuth 1.0a side: sign-in legs, user tokens, user-context checks. */
+  OAuthEndpoints oauth() {
+    return oauth;
   }
 
   // ---------------------------------------------------------------- operations for the simulator
@@ -173,6 +180,9 @@ final class Api {
     if (path.startsWith("/2/")) {
       return v2(request);
     }
+    if (OAuthEndpoints.handles(path)) {
+      return oauth.handle(request);
+    }
     return notFound();
   }
 
@@ -200,7 +210,11 @@ final class Api {
   }
 
   private ApiResponse v2(ApiRequest request) {
-    ApiResponse unauthorized = checkBearer(request);
+    String[] user = new String[1];
+    ApiResponse unauthorized =
+        OAuthEndpoints.isUserContext(request)
+            ? oauth.verifyUserContext(request, user)
+            : checkBearer(request);
     if (unauthorized != null) {
       return unauthorized.withHeaders(rateHeaders(false));
     }
@@ -210,6 +224,10 @@ final class Api {
         return rateLimited(rateWindowEnd);
       }
       rate = rateHeaders(true);
+    }
+    ApiResponse privateRefused = OAuthEndpoints.refusePrivateSubscription(request, user[0]);
+    if (privateRefused != null) {
+      return privateRefused.withHeaders(rate);
     }
     return route(request).withHeaders(rate);
   }

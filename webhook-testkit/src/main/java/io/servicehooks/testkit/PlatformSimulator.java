@@ -28,7 +28,9 @@ import org.slf4j.LoggerFactory;
  * simulate} command and the demo. It serves the token, webhook, replay and activity subscription
  * API on a local port, runs real CRC checks against registered webhook URLs, and signs and POSTs
  * deliveries with retries and replay. Its HMAC code is its own, so it checks the consumer side
- * independently.
+ * independently. It also serves OAuth 1.0a sign-in ({@code /oauth/request_token}, an authorize
+ * page, {@code /oauth/access_token}, {@code /1.1/oauth/invalidate_token}) and user-context calls,
+ * verifying each signature with its own code; {@link #approveRequestToken} plays the user.
  *
  * <pre>{@code
  * try (PlatformSimulator platform = PlatformSimulator.builder().localMode(true).build().start()) {
@@ -104,6 +106,7 @@ public final class PlatformSimulator implements AutoCloseable {
             crc,
             deliveries,
             builder.responseStyle);
+    builder.callbackUrls.forEach(api.oauth()::approveCallback);
   }
 
   /** Starts configuring a simulator; every setting has a default suitable for tests. */
@@ -207,6 +210,36 @@ public final class PlatformSimulator implements AutoCloseable {
    */
   public void revokeToken() {
     api.revokeToken();
+  }
+
+  /**
+   * Plays the user on the authorize page: approves the request token (the {@code oauth_token} of
+   * the URL the application sent the user to) as this user, as a click on "Authorize app" does. The
+   * access token the application then obtains acts for {@code userId}.
+   *
+   * @return the verifier: the PIN the page shows when the callback is {@code oob}, else the {@code
+   *     oauth_verifier} the callback receives
+   * @throws IllegalArgumentException when no such request token is pending (unknown, expired or
+   *     exchanged already)
+   */
+  public String approveRequestToken(String requestToken, String userId, String screenName) {
+    Objects.requireNonNull(requestToken, "requestToken");
+    Objects.requireNonNull(userId, "userId");
+    Objects.requireNonNull(screenName, "screenName");
+    return api.oauth().approve(requestToken, userId, screenName);
+  }
+
+  /**
+   * The request tokens issued and neither exchanged nor expired (they live 15 minutes on the
+   * simulator's clock), oldest first.
+   */
+  public List<String> pendingRequestTokens() {
+    return api.oauth().pendingRequestTokens();
+  }
+
+  /** How many user access tokens are valid now: issued and not invalidated. */
+  public int activeUserTokens() {
+    return api.oauth().activeAccessTokens();
   }
 
   /**
@@ -420,8 +453,26 @@ public final class PlatformSimulator implements AutoCloseable {
     private Clock clock = Clock.systemUTC();
     private ResponseStyle responseStyle = ResponseStyle.CURRENT;
     private int rateLimit = 450;
+    private final List<String> callbackUrls = new ArrayList<>();
 
     private Builder() {}
+
+    /**
+     * Approves these OAuth 1.0a callback URLs, as the application's settings do; a request token
+     * asked for another callback is refused (code 415). {@code oob} (the PIN flow) is always
+     * accepted, and in {@link #localMode} so is any callback on 127.0.0.1 or localhost. The query
+     * is not compared.
+     */
+    public Builder callbackUrls(String... urls) {
+      for (String url : urls) {
+        URI uri = URI.create(requireText(url, "callback URL"));
+        if (uri.getScheme() == null || uri.getHost() == null) {
+          throw new IllegalArgumentException("callback URL must be absolute but was " + url);
+        }
+        callbackUrls.add(url);
+      }
+      return this;
+    }
 
     /** The address to bind; default {@code 127.0.0.1}. */
     public Builder host(String host) {

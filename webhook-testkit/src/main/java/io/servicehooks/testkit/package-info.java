@@ -10,7 +10,11 @@
  * client to cope with, and {@link io.servicehooks.testkit.DeliveryAttempt} records what was sent
  * and answered.
  *
- * <p>The package does not depend on {@code webhook-core}: its HMAC code is its own, so it checks
- * the consumer side independently (the build enforces this). Everything not public is internal.
+ * <p>It also plays the OAuth 1.0a side (sign-in, user access tokens, user-context calls): see
+ * {@link io.servicehooks.testkit.PlatformSimulator#approveRequestToken}.
+ *
+ * <p>The package does not depend on {@code webhook-core}: its HMAC code (and its OAuth 1.0a
+ * signature check) is its own, so it checks the consumer side and the client independently (the
+ * build enforces this). Everything not public is internal.
  */
 package io.servicehooks.testkit;

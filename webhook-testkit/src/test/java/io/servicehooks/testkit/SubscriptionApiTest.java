@@ -37,10 +37,11 @@ final class SubscriptionApiTest {
 
   @Test
   void list_afterCreate_showsSubscription() {
+    // a public event type: dm.* needs user context (OAuthEndpointsTest)
     client.call(
         "POST",
         "/2/activity/subscriptions",
-        "{\"event_type\":\"dm.received\",\"filter\":{\"user_id\":\"1\",\"direction\":\"received\"}}");
+        "{\"event_type\":\"chat.received\",\"filter\":{\"user_id\":\"1\",\"direction\":\"received\"}}");
 
     JsonNode body = json(client.call("GET", "/2/activity/subscriptions", null));
 

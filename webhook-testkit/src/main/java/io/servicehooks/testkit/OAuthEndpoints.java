@@ -1,0 +1,622 @@
+package io.servicehooks.testkit;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The simulated platform's OAuth 1.0a side (PROTOCOL section 9): the three legs ({@code POST
+ * /oauth/request_token}, the authorize page, {@code POST /oauth/access_token}), {@code POST
+ * /1.1/oauth/invalidate_token}, and the check of user-context calls to {@code /2/...}. Every signed
+ * request is verified with the testkit's own {@link OAuthSignature}; a timestamp more than 5
+ * minutes from the simulator's clock and a nonce seen before are refused.
+ */
+final class OAuthEndpoints {
+
+  static final Duration TIMESTAMP_TOLERANCE = Duration.ofMinutes(5);
+  static final Duration REQUEST_TOKEN_LIFETIME = Duration.ofMinutes(15);
+  static final String DEMO_USER_ID = "2244994945";
+  static final String DEMO_SCREEN_NAME = "hooks_demo";
+
+  static final int CODE_COULD_NOT_AUTHENTICATE = 32;
+  static final int CODE_INVALID_TOKEN = 89;
+  static final int CODE_TIMESTAMP_OUT_OF_BOUNDS = 135;
+  static final int CODE_CALLBACK_NOT_APPROVED = 415;
+  static final String INVALID_VERIFIER =
+      "Error processing your OAuth request: Invalid oauth_verifier parameter";
+
+  private static final Logger log = LoggerFactory.getLogger(OAuthEndpoints.class);
+  private static final Pattern DIGITS = Pattern.compile("[0-9]{1,12}");
+  private static final Pattern SCREEN_NAME = Pattern.compile("[A-Za-z0-9_]{1,15}");
+  private static final char[] ALPHANUMERIC =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".toCharArray();
+
+  private enum TokenKind {
+    NONE,
+    REQUEST,
+    ACCESS
+  }
+
+  private static final class RequestTokenState {
+    final String secret;
+    final String callback;
+    final Instant expires;
+    String userId;
+    String screenName;
+    String verifier;
+    boolean exchanged;
+
+    RequestTokenState(String secret, String callback, Instant expires) {
+      this.secret = secret;
+      this.callback = callback;
+      this.expires = expires;
+    }
+  }
+
+  private record AccessTokenState(String secret, String userId, String screenName) {}
+
+  /** A verified request: its decoded parameters and the token's state. */
+  private record Verified(
+      ApiResponse refusal, Map<String, String> params, String token, Object state) {
+    static Verified refused(ApiResponse refusal) {
+      return new Verified(refusal, Map.of(), null, null);
+    }
+  }
+
+  private final String apiKey;
+  private final String apiSecret;
+  private final SimClock clock;
+  private final boolean localMode;
+  private final SecureRandom random = new SecureRandom();
+
+  private final Object lock = new Object();
+  // Guarded by lock.
+  private final Set<String> approvedCallbacks = new HashSet<>();
+  private final Map<String, RequestTokenState> requestTokens = new LinkedHashMap<>();
+  private final Map<String, AccessTokenState> accessTokens = new HashMap<>();
+  private final Map<String, Instant> seenNonces = new HashMap<>();
+  private final Map<String, String> userIds = new HashMap<>();
+  private long nextUserId = 1_300_000_001L;
+
+  OAuthEndpoints(String apiKey, String apiSecret, SimClock clock, boolean localMode) {
+    this.apiKey = apiKey;
+    this.apiSecret = apiSecret;
+    this.clock = clock;
+    this.localMode = localMode;
+    userIds.put(DEMO_SCREEN_NAME.toLowerCase(Locale.ROOT), DEMO_USER_ID);
+  }
+
+  // ---------------------------------------------------------------- operations for tests
+
+  void approveCallback(String url) {
+    synchronized (lock) {
+      approvedCallbacks.add(withoutQuery(url));
+    }
+  }
+
+  /**
+   * The user approves the request token on the authorize page.
+   *
+   * @return the verifier: the PIN the page shows for {@code oob}, else the callback's value
+   */
+  String approve(String requestToken, String userId, String screenName) {
+    synchronized (lock) {
+      RequestTokenState state = requestTokens.get(requestToken);
+      if (state == null || state.exchanged || clock.now().isAfter(state.expires)) {
+        throw new IllegalArgumentException("no request token " + requestToken + " is pending");
+      }
+      state.userId = userId;
+      state.screenName = screenName;
+      state.verifier = state.callback.equals("oob") ? pin() : randomText(32);
+      userIds.putIfAbsent(screenName.toLowerCase(Locale.ROOT), userId);
+      log.info("request token {} approved by user {} ({})", requestToken, screenName, userId);
+      return state.verifier;
+    }
+  }
+
+  /** Request tokens issued and neither exchanged nor expired, oldest first. */
+  List<String> pendingRequestTokens() {
+    synchronized (lock) {
+      Instant now = clock.now();
+      List<String> pending = new ArrayList<>();
+      requestTokens.forEach(
+          (token, state) -> {
+            if (!now.isAfter(state.expires) && !state.exchanged) {
+              pending.add(token);
+            }
+          });
+      return pending;
+    }
+  }
+
+  /** How many access tokens are valid now (issued and not invalidated). */
+  int activeAccessTokens() {
+    synchronized (lock) {
+      return accessTokens.size();
+    }
+  }
+
+  // ---------------------------------------------------------------- HTTP
+
+  static boolean handles(String path) {
+    return path.startsWith("/oauth/") || path.equals("/1.1/oauth/invalidate_token");
+  }
+
+  ApiResponse handle(ApiRequest request) {
+    String method = request.method();
+    return switch (request.path()) {
+      case "/oauth/request_token" -> method.equals("POST") ? requestToken(request) : notAllowed();
+      case "/oauth/access_token" -> method.equals("POST") ? accessToken(request) : notAllowed();
+      case "/oauth/authorize", "/oauth/authenticate" ->
+          switch (method) {
+            case "GET" -> authorizePage(request);
+            case "POST" -> authorizeDecision(request);
+            default -> notAllowed();
+          };
+      case "/1.1/oauth/invalidate_token" ->
+          method.equals("POST") ? invalidate(request) : notAllowed();
+      default ->
+          ApiResponse.problem(404, "Not Found Error", "No such endpoint", "resource-not-found");
+    };
+  }
+
+  static boolean isUserContext(ApiRequest request) {
+    String header = request.header("Authorization");
+    return header != null && header.regionMatches(true, 0, "OAuth ", 0, 6);
+  }
+
+  /**
+   * Checks a user-context call to {@code /2/...}.
+   *
+   * @return the refusal, or {@code null} with the user id put in {@code userId[0]}
+   */
+  ApiResponse verifyUserContext(ApiRequest request, String[] userId) {
+    Verified verified = verify(request, TokenKind.ACCESS);
+    if (verified.refusal() != null) {
+      return verified.refusal();
+    }
+    userId[0] = ((AccessTokenState) verified.state()).userId();
+    return null;
+  }
+
+  /**
+   * Refuses a subscription to private events ({@code dm.*}) made with the app-only token (no user),
+   * or made for another user than the one whose context signs it; {@code null} when allowed.
+   */
+  static ApiResponse refusePrivateSubscription(ApiRequest request, String userId) {
+    if (!request.method().equals("POST") || !request.path().equals("/2/activity/subscriptions")) {
+      return null;
+    }
+    JsonNode body = Json.parseOrNull(request.body());
+    String eventType = body == null ? null : Json.text(body, "event_type");
+    if (eventType == null || !eventType.startsWith("dm.")) {
+      return null;
+    }
+    if (userId == null) {
+      return ApiResponse.problem(
+          403,
+          "Unsupported Authentication",
+          "Subscriptions to private events ("
+              + eventType
+              + ") need user context: sign the call with the user's OAuth 1.0a access token (OAuth"
+              + " 1.0a User Context). Authenticating with OAuth 2.0 Application-Only is forbidden"
+              + " for them.",
+          "unsupported-authentication");
+    }
+    JsonNode filter = body.get("filter");
+    String filterUser = filter == null ? null : Json.text(filter, "user_id");
+    if (!userId.equals(filterUser)) {
+      return ApiResponse.problem(
+          403,
+          "Forbidden",
+          "In the context of user "
+              + userId
+              + " only that user's private events can be subscribed to (filter.user_id "
+              + filterUser
+              + ")",
+          "not-authorized-for-resource");
+    }
+    return null;
+  }
+
+  private ApiResponse requestToken(ApiRequest request) {
+    Verified verified = verify(request, TokenKind.NONE);
+    if (verified.refusal() != null) {
+      return verified.refusal();
+    }
+    String callback = verified.params().get("oauth_callback");
+    if (callback == null || callback.isBlank()) {
+      return ApiResponse.problem(
+          400, "Invalid Request", "oauth_callback is required (a URL or oob)", "invalid-request");
+    }
+    if (!callbackApproved(callback)) {
+      return ApiResponse.codedError(
+          403,
+          CODE_CALLBACK_NOT_APPROVED,
+          null,
+          "Callback URL not approved for this client application. Approved callback URLs can be"
+              + " adjusted in your application settings");
+    }
+    String accessType = verified.params().get("x_auth_access_type");
+    if (accessType != null && !accessType.equals("read") && !accessType.equals("write")) {
+      return ApiResponse.problem(
+          400,
+          "Invalid Request",
+          "x_auth_access_type must be read or write, was " + accessType,
+          "invalid-request");
+    }
+    String token = randomText(27);
+    String secret = randomText(32);
+    synchronized (lock) {
+      prune();
+      requestTokens.put(
+          token, new RequestTokenState(secret, callback, clock.now().plus(REQUEST_TOKEN_LIFETIME)));
+    }
+    log.info("request token {} issued (callback {})", token, callback);
+    return form(
+        Map.of(
+            "oauth_token", token,
+            "oauth_token_secret", secret,
+            "oauth_callback_confirmed", "true"));
+  }
+
+  private ApiResponse authorizePage(ApiRequest request) {
+    Map<String, String> query = firstValues(OAuthSignature.pairs(request.query()));
+    String token = query.get("oauth_token");
+    synchronized (lock) {
+      RequestTokenState state = token == null ? null : requestTokens.get(token);
+      if (state == null || clock.now().isAfter(state.expires) || state.verifier != null) {
+        return html(
+            404,
+            "<h1>This page is no longer valid</h1><p>The request token is unknown, expired or"
+                + " used. Go back to the application and start again.</p>");
+      }
+    }
+    String prefill = query.getOrDefault("screen_name", DEMO_SCREEN_NAME);
+    return html(
+        200,
+        "<h1>Authorize the application to act for you?</h1>"
+            + "<form method=\"post\" action=\""
+            + request.path()
+            + "\"><input type=\"hidden\" name=\"oauth_token\" value=\""
+            + escape(token)
+            + "\"><label>Screen name <input name=\"screen_name\" value=\""
+            + escape(prefill)
+            + "\"></label> <button type=\"submit\" name=\"authorize\" value=\"1\">Authorize app"
+            + "</button> <button type=\"submit\" name=\"cancel\" value=\"1\">Cancel</button>"
+            + "</form>");
+  }
+
+  private ApiResponse authorizeDecision(ApiRequest request) {
+    Map<String, String> form =
+        firstValues(OAuthSignature.pairs(new String(request.body(), StandardCharsets.UTF_8)));
+    String token = form.get("oauth_token");
+    String screenName = form.getOrDefault("screen_name", DEMO_SCREEN_NAME).strip();
+    if (!SCREEN_NAME.matcher(screenName).matches()) {
+      return html(400, "<h1>That is not a screen name</h1>");
+    }
+    String callback;
+    String verifier;
+    synchronized (lock) {
+      RequestTokenState state = token == null ? null : requestTokens.get(token);
+      if (state == null || clock.now().isAfter(state.expires) || state.verifier != null) {
+        return html(404, "<h1>This page is no longer valid</h1>");
+      }
+      callback = state.callback;
+      if (form.containsKey("cancel")) {
+        requestTokens.remove(token);
+        verifier = null;
+      } else {
+        String userId =
+            userIds.computeIfAbsent(
+                screenName.toLowerCase(Locale.ROOT), name -> Long.toString(nextUserId++));
+        verifier = approve(token, userId, screenName);
+      }
+    }
+    if (callback.equals("oob")) {
+      return verifier == null
+          ? html(200, "<h1>You did not authorize the application.</h1>")
+          : html(
+              200,
+              "<h1>You authorized the application.</h1><p>Enter this PIN in the application:"
+                  + " <code id=\"oauth_pin\">"
+                  + verifier
+                  + "</code></p>");
+    }
+    String separator = callback.contains("?") ? "&" : "?";
+    String location =
+        verifier == null
+            ? callback + separator + "denied=" + OAuthSignature.encode(token)
+            : callback
+                + separator
+                + "oauth_token="
+                + OAuthSignature.encode(token)
+                + "&oauth_verifier="
+                + OAuthSignature.encode(verifier);
+    return new ApiResponse(302, Map.of("location", location), new byte[0]);
+  }
+
+  private ApiResponse accessToken(ApiRequest request) {
+    Verified verified = verify(request, TokenKind.REQUEST);
+    if (verified.refusal() != null) {
+      return verified.refusal();
+    }
+    String verifier = verified.params().get("oauth_verifier");
+    String token = verified.token();
+    String accessToken;
+    String accessSecret;
+    RequestTokenState state;
+    synchronized (lock) {
+      state = requestTokens.get(token);
+      if (state == null
+          || state.verifier == null
+          || state.exchanged
+          || clock.now().isAfter(state.expires)
+          || verifier == null
+          || !OAuthSignature.matches(state.verifier, verifier)) {
+        log.info("access token refused for request token {}: bad or expired verifier", token);
+        return text(401, INVALID_VERIFIER);
+      }
+      // Kept (until pruned) so that a second use is told apart from a forged token.
+      state.exchanged = true;
+      accessToken = state.userId + "-" + randomText(40);
+      accessSecret = randomText(45);
+      accessTokens.put(
+          accessToken, new AccessTokenState(accessSecret, state.userId, state.screenName));
+    }
+    log.info("access token issued to user {} ({})", state.screenName, state.userId);
+    Map<String, String> answer = new LinkedHashMap<>();
+    answer.put("oauth_token", accessToken);
+    answer.put("oauth_token_secret", accessSecret);
+    answer.put("user_id", state.userId);
+    answer.put("screen_name", state.screenName);
+    return form(answer);
+  }
+
+  private ApiResponse invalidate(ApiRequest request) {
+    Verified verified = verify(request, TokenKind.ACCESS);
+    if (verified.refusal() != null) {
+      return verified.refusal();
+    }
+    synchronized (lock) {
+      accessTokens.remove(verified.token());
+    }
+    log.info("access token of user {} invalidated", ((AccessTokenState) verified.state()).userId());
+    ObjectNode body = Json.object();
+    body.put("access_token", verified.token());
+    return ApiResponse.ok(body);
+  }
+
+  // ---------------------------------------------------------------- verification
+
+  private Verified verify(ApiRequest request, TokenKind kind) {
+    Map<String, String> oauth = OAuthSignature.header(request.header("Authorization"));
+    if (oauth == null) {
+      return Verified.refused(couldNotAuthenticate("Could not authenticate you."));
+    }
+    String signature = oauth.get("oauth_signature");
+    String timestamp = oauth.get("oauth_timestamp");
+    String nonce = oauth.get("oauth_nonce");
+    if (signature == null
+        || nonce == null
+        || nonce.isEmpty()
+        || !nonce.chars().allMatch(c -> c > 0x20 && c < 0x7f)
+        || timestamp == null
+        || !DIGITS.matcher(timestamp).matches()
+        || !"HMAC-SHA1".equals(oauth.get("oauth_signature_method"))
+        || (oauth.containsKey("oauth_version") && !"1.0".equals(oauth.get("oauth_version")))
+        || !apiKey.equals(oauth.get("oauth_consumer_key"))) {
+      return Verified.refused(couldNotAuthenticate("Could not authenticate you."));
+    }
+    Instant now = clock.now();
+    Instant signedAt = Instant.ofEpochSecond(Long.parseLong(timestamp));
+    if (Duration.between(signedAt, now).abs().compareTo(TIMESTAMP_TOLERANCE) > 0) {
+      log.info("OAuth request refused: timestamp {} is too far from {}", signedAt, now);
+      return Verified.refused(
+          ApiResponse.codedError(
+              401, CODE_TIMESTAMP_OUT_OF_BOUNDS, null, "Timestamp out of bounds."));
+    }
+    String token = oauth.get("oauth_token");
+    String tokenSecret = null;
+    Object state = null;
+    if (kind != TokenKind.NONE) {
+      synchronized (lock) {
+        if (token != null && kind == TokenKind.REQUEST && requestTokens.containsKey(token)) {
+          state = requestTokens.get(token);
+          tokenSecret = ((RequestTokenState) state).secret;
+        } else if (token != null && kind == TokenKind.ACCESS && accessTokens.containsKey(token)) {
+          state = accessTokens.get(token);
+          tokenSecret = ((AccessTokenState) state).secret();
+        }
+      }
+      if (state == null) {
+        return Verified.refused(
+            ApiResponse.codedError(401, CODE_INVALID_TOKEN, null, "Invalid or expired token."));
+      }
+    }
+    List<String[]> params = new ArrayList<>();
+    List<String[]> query = OAuthSignature.pairs(request.query());
+    List<String[]> form = isForm(request) ? OAuthSignature.pairs(bodyText(request)) : List.of();
+    if (query == null || form == null) {
+      return Verified.refused(
+          ApiResponse.problem(
+              400, "Invalid Request", "Malformed percent-encoding", "invalid-request"));
+    }
+    params.addAll(query);
+    params.addAll(form);
+    oauth.forEach(
+        (name, value) -> {
+          if (!name.equals("oauth_signature")) {
+            params.add(new String[] {name, value});
+          }
+        });
+    String expected =
+        OAuthSignature.compute(request.method(), baseUrl(request), params, apiSecret, tokenSecret);
+    if (!OAuthSignature.matches(expected, signature)) {
+      log.info("OAuth request refused: the signature does not verify");
+      return Verified.refused(couldNotAuthenticate("Could not authenticate you."));
+    }
+    synchronized (lock) {
+      prune();
+      String key = apiKey + "&" + (token == null ? "" : token) + "&" + nonce;
+      if (seenNonces.putIfAbsent(key, signedAt.plus(TIMESTAMP_TOLERANCE)) != null) {
+        log.info("OAuth request refused: nonce used already");
+        return Verified.refused(
+            couldNotAuthenticate("Could not authenticate you: the nonce was used already."));
+      }
+    }
+    Map<String, String> all = new HashMap<>();
+    for (String[] p : params) {
+      all.putIfAbsent(p[0], p[1]);
+    }
+    return new Verified(null, all, token, state);
+  }
+
+  /**
+   * The base URL the client signed: the simulator serves plain http, so the scheme is http and the
+   * host (with its port) is the one the client addressed.
+   */
+  private static String baseUrl(ApiRequest request) {
+    String host = request.header("Host");
+    host = host == null ? "127.0.0.1" : host.toLowerCase(Locale.ROOT);
+    if (host.endsWith(":80")) {
+      host = host.substring(0, host.length() - 3);
+    }
+    return "http://" + host + request.path();
+  }
+
+  // Caller holds lock. Forgets nonces whose timestamp can no longer pass, and stale request tokens.
+  private void prune() {
+    Instant now = clock.now();
+    seenNonces.values().removeIf(until -> until.plus(TIMESTAMP_TOLERANCE).isBefore(now));
+    requestTokens.values().removeIf(state -> state.expires.plus(Duration.ofHours(1)).isBefore(now));
+  }
+
+  private boolean callbackApproved(String callback) {
+    if (callback.equals("oob")) {
+      return true;
+    }
+    URI uri;
+    try {
+      uri = URI.create(callback);
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+    if (uri.getScheme() == null || uri.getHost() == null) {
+      return false;
+    }
+    synchronized (lock) {
+      if (approvedCallbacks.contains(withoutQuery(callback))) {
+        return true;
+      }
+    }
+    String host = uri.getHost().toLowerCase(Locale.ROOT);
+    return localMode
+        && (host.equals("127.0.0.1") || host.equals("localhost"))
+        && (uri.getScheme().equals("http") || uri.getScheme().equals("https"));
+  }
+
+  private static String withoutQuery(String url) {
+    int question = url.indexOf('?');
+    return question < 0 ? url : url.substring(0, question);
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  private String pin() {
+    return String.format("%07d", random.nextInt(10_000_000));
+  }
+
+  private String randomText(int length) {
+    char[] text = new char[length];
+    for (int i = 0; i < length; i++) {
+      text[i] = ALPHANUMERIC[random.nextInt(ALPHANUMERIC.length)];
+    }
+    return new String(text);
+  }
+
+  private static Map<String, String> firstValues(List<String[]> pairs) {
+    Map<String, String> values = new HashMap<>();
+    if (pairs != null) {
+      for (String[] p : pairs) {
+        values.putIfAbsent(p[0], p[1]);
+      }
+    }
+    return values;
+  }
+
+  private static boolean isForm(ApiRequest request) {
+    String type = request.header("Content-Type");
+    return type != null
+        && type.toLowerCase(Locale.ROOT).startsWith("application/x-www-form-urlencoded");
+  }
+
+  private static String bodyText(ApiRequest request) {
+    return new String(request.body(), StandardCharsets.UTF_8);
+  }
+
+  private static ApiResponse form(Map<String, String> values) {
+    List<String> pairs = new ArrayList<>();
+    values.forEach((k, v) -> pairs.add(OAuthSignature.encode(k) + "=" + OAuthSignature.encode(v)));
+    return new ApiResponse(
+        200,
+        Map.of("content-type", "application/x-www-form-urlencoded"),
+        String.join("&", pairs).getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static ApiResponse text(int status, String message) {
+    return new ApiResponse(
+        status,
+        Map.of("content-type", "text/plain;charset=utf-8"),
+        message.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static ApiResponse html(int status, String body) {
+    String page =
+        "<!doctype html><html><head><meta charset=\"utf-8\"><title>Platform simulator</title>"
+            + "</head><body>"
+            + body
+            + "</body></html>";
+    return new ApiResponse(
+        status,
+        Map.of("content-type", "text/html;charset=utf-8"),
+        page.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static String escape(String text) {
+    return text.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace("\"", "&quot;")
+        .replace("'", "&#39;");
+  }
+
+  private static ApiResponse couldNotAuthenticate(String message) {
+    return ApiResponse.codedError(401, CODE_COULD_NOT_AUTHENTICATE, null, message);
+  }
+
+  private static ApiResponse notAllowed() {
+    return ApiResponse.problem(
+        405, "Method Not Allowed", "Method not allowed for this endpoint", "about:blank");
+  }
+
+  @Override
+  public String toString() {
+    return "OAuthEndpoints[" + activeAccessTokens() + " access tokens]";
+  }
+}
