@@ -38,7 +38,7 @@ final class CatchUpEndToEndTest {
    * A consumer with catch-up handles five posts, records its last heartbeat and stops; the
    * simulator then produces a post a minute for 30 minutes and drops each after its retries.
    */
-  private static void runThenStopThenDrop(Platform p, TestStores place, int minutes)
+  private static void runThenStopThenDrop(Platform p, HeartbeatPlace place, int minutes)
       throws Exception {
     CatchUp before = p.catchUp(place.open()).build();
     WebhookServer server = p.serve(p.consumer(before));
@@ -79,7 +79,7 @@ final class CatchUpEndToEndTest {
   @Test
   void restartAfterOutage_gapReplayedOnce_eachEventHandledExactlyOnce() throws Exception {
     try (Platform p = new Platform();
-        TestStores place = TestStores.of(TestStores.Kind.FILE)) {
+        HeartbeatPlace place = HeartbeatPlace.of(HeartbeatPlace.Kind.FILE)) {
       runThenStopThenDrop(p, place, 30);
       Instant restart = p.simulator.now();
 
@@ -120,10 +120,11 @@ final class CatchUpEndToEndTest {
   }
 
   @ParameterizedTest
-  @EnumSource(TestStores.Kind.class)
-  void twoInstancesStartedTogether_askForOneJobBetweenThem(TestStores.Kind kind) throws Exception {
+  @EnumSource(HeartbeatPlace.Kind.class)
+  void twoInstancesStartedTogether_askForOneJobBetweenThem(HeartbeatPlace.Kind kind)
+      throws Exception {
     try (Platform p = new Platform();
-        TestStores place = TestStores.of(kind)) {
+        HeartbeatPlace place = HeartbeatPlace.of(kind)) {
       runThenStopThenDrop(p, place, 30);
 
       try (CatchUp a = p.catchUp(place.open()).build();
@@ -171,7 +172,7 @@ final class CatchUpEndToEndTest {
     lines.start();
     logger.addAppender(lines);
     try (Platform p = new Platform();
-        TestStores place = TestStores.of(TestStores.Kind.FILE)) {
+        HeartbeatPlace place = HeartbeatPlace.of(HeartbeatPlace.Kind.FILE)) {
       runThenStopThenDrop(p, place, 0);
       for (int h = 1; h <= 30; h++) {
         p.advance(Duration.ofHours(1)); // the hourly CRC check fails: the webhook turns invalid
@@ -238,7 +239,7 @@ final class CatchUpEndToEndTest {
   @Test
   void crashAfterRecordingTheJob_restartDoesNotAskAgain() throws Exception {
     try (Platform p = new Platform();
-        TestStores place = TestStores.of(TestStores.Kind.FILE)) {
+        HeartbeatPlace place = HeartbeatPlace.of(HeartbeatPlace.Kind.FILE)) {
       runThenStopThenDrop(p, place, 30);
       Instant restart = p.simulator.now();
 
@@ -272,7 +273,7 @@ final class CatchUpEndToEndTest {
   @Test
   void incompleteJob_retriedWithBackoff_sameWindowThenComplete() throws Exception {
     try (Platform p = new Platform();
-        TestStores place = TestStores.of(TestStores.Kind.FILE)) {
+        HeartbeatPlace place = HeartbeatPlace.of(HeartbeatPlace.Kind.FILE)) {
       runThenStopThenDrop(p, place, 30);
       p.simulator.failNextReplayJobs(1);
 
@@ -306,7 +307,7 @@ final class CatchUpEndToEndTest {
   @Test
   void replayConflict_retriedAfterTheRunningJob() throws Exception {
     try (Platform p = new Platform();
-        TestStores place = TestStores.of(TestStores.Kind.FILE)) {
+        HeartbeatPlace place = HeartbeatPlace.of(HeartbeatPlace.Kind.FILE)) {
       runThenStopThenDrop(p, place, 30);
       Instant now = p.simulator.now();
       // someone's replay is running: with the consumer down its deliveries wait for retries

@@ -18,9 +18,9 @@ final class HeartbeatStoreTest {
   }
 
   @ParameterizedTest
-  @EnumSource(TestStores.Kind.class)
-  void beat_laterOnly_movesForwardNeverBack(TestStores.Kind kind) throws Exception {
-    try (TestStores place = TestStores.of(kind);
+  @EnumSource(HeartbeatPlace.Kind.class)
+  void beat_laterOnly_movesForwardNeverBack(HeartbeatPlace.Kind kind) throws Exception {
+    try (HeartbeatPlace place = HeartbeatPlace.of(kind);
         HeartbeatStore store = place.open()) {
       assertThat(store.read()).isEqualTo(new HeartbeatStore.Snapshot(null, null));
       assertThat(store.beat(T)).isTrue();
@@ -34,9 +34,9 @@ final class HeartbeatStoreTest {
   }
 
   @ParameterizedTest
-  @EnumSource(TestStores.Kind.class)
-  void beat_whileJobInProgress_isRefused(TestStores.Kind kind) throws Exception {
-    try (TestStores place = TestStores.of(kind);
+  @EnumSource(HeartbeatPlace.Kind.class)
+  void beat_whileJobInProgress_isRefused(HeartbeatPlace.Kind kind) throws Exception {
+    try (HeartbeatPlace place = HeartbeatPlace.of(kind);
         HeartbeatStore store = place.open()) {
       store.beat(T);
       store.putJob(job("k1", null));
@@ -46,9 +46,9 @@ final class HeartbeatStoreTest {
   }
 
   @ParameterizedTest
-  @EnumSource(TestStores.Kind.class)
-  void putJob_roundTrips_everyField(TestStores.Kind kind) throws Exception {
-    try (TestStores place = TestStores.of(kind);
+  @EnumSource(HeartbeatPlace.Kind.class)
+  void putJob_roundTrips_everyField(HeartbeatPlace.Kind kind) throws Exception {
+    try (HeartbeatPlace place = HeartbeatPlace.of(kind);
         HeartbeatStore store = place.open()) {
       CatchUpJob waiting =
           new CatchUpJob(
@@ -69,9 +69,9 @@ final class HeartbeatStoreTest {
   }
 
   @ParameterizedTest
-  @EnumSource(TestStores.Kind.class)
-  void finishJob_otherKey_changesNothing(TestStores.Kind kind) throws Exception {
-    try (TestStores place = TestStores.of(kind);
+  @EnumSource(HeartbeatPlace.Kind.class)
+  void finishJob_otherKey_changesNothing(HeartbeatPlace.Kind kind) throws Exception {
+    try (HeartbeatPlace place = HeartbeatPlace.of(kind);
         HeartbeatStore store = place.open()) {
       store.beat(T.minusSeconds(3600));
       store.putJob(job("k1", "1876"));
@@ -82,9 +82,9 @@ final class HeartbeatStoreTest {
   }
 
   @ParameterizedTest
-  @EnumSource(TestStores.Kind.class)
-  void finishJob_sameKey_clearsJobAndMovesHeartbeat(TestStores.Kind kind) throws Exception {
-    try (TestStores place = TestStores.of(kind);
+  @EnumSource(HeartbeatPlace.Kind.class)
+  void finishJob_sameKey_clearsJobAndMovesHeartbeat(HeartbeatPlace.Kind kind) throws Exception {
+    try (HeartbeatPlace place = HeartbeatPlace.of(kind);
         HeartbeatStore store = place.open()) {
       store.beat(T.minusSeconds(3600));
       store.putJob(job("k1", "1876"));
@@ -95,9 +95,9 @@ final class HeartbeatStoreTest {
   }
 
   @ParameterizedTest
-  @EnumSource(TestStores.Kind.class)
-  void finishJob_withNext_replacesJobAndKeepsHeartbeat(TestStores.Kind kind) throws Exception {
-    try (TestStores place = TestStores.of(kind);
+  @EnumSource(HeartbeatPlace.Kind.class)
+  void finishJob_withNext_replacesJobAndKeepsHeartbeat(HeartbeatPlace.Kind kind) throws Exception {
+    try (HeartbeatPlace place = HeartbeatPlace.of(kind);
         HeartbeatStore store = place.open()) {
       store.beat(T.minusSeconds(3600));
       store.putJob(job("k1", "1876"));
@@ -108,9 +108,9 @@ final class HeartbeatStoreTest {
   }
 
   @ParameterizedTest
-  @EnumSource(TestStores.Kind.class)
-  void tryLead_heldByOne_othersRefusedUntilReleased(TestStores.Kind kind) throws Exception {
-    try (TestStores place = TestStores.of(kind);
+  @EnumSource(HeartbeatPlace.Kind.class)
+  void tryLead_heldByOne_othersRefusedUntilReleased(HeartbeatPlace.Kind kind) throws Exception {
+    try (HeartbeatPlace place = HeartbeatPlace.of(kind);
         HeartbeatStore a = place.open();
         HeartbeatStore b = place.open()) {
       Optional<HeartbeatStore.Leadership> first = a.tryLead(Duration.ofSeconds(30));

@@ -8,12 +8,12 @@ import io.servicehooks.core.WebhookConsumer;
 import io.servicehooks.registration.WebhookClient;
 import io.servicehooks.testkit.Events;
 import io.servicehooks.testkit.PlatformSimulator;
+import io.servicehooks.testsupport.FakeClock;
 import io.servicehooks.undertow.WebhookServer;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.Map;
 import java.util.TreeMap;
@@ -60,23 +60,7 @@ final class Platform implements AutoCloseable {
             .requestTimeout(Duration.ofSeconds(8))
             .maxRetries(0)
             .build();
-    clock =
-        new Clock() {
-          @Override
-          public ZoneId getZone() {
-            return ZoneOffset.UTC;
-          }
-
-          @Override
-          public Clock withZone(ZoneId zone) {
-            return this;
-          }
-
-          @Override
-          public Instant instant() {
-            return simulator.now();
-          }
-        };
+    clock = FakeClock.following(simulator::now);
   }
 
   /** A consumer counting each post it handles, with {@code catchUp}'s listener when given. */

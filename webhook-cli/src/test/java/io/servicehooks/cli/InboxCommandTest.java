@@ -10,6 +10,7 @@ import io.servicehooks.postgres.InboxAdmin;
 import io.servicehooks.postgres.InboxEntry;
 import io.servicehooks.postgres.InboxStatus;
 import io.servicehooks.postgres.PostgresInbox;
+import io.servicehooks.testsupport.TestDatabase;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
@@ -35,7 +36,7 @@ final class InboxCommandTest {
 
   @BeforeEach
   void setUp() throws Exception {
-    schema = new TestDatabase.Schema();
+    schema = TestDatabase.schema();
     inbox =
         PostgresInbox.builder()
             .dataSource(TestDatabase.dataSource())
@@ -324,7 +325,7 @@ final class InboxCommandTest {
 
   @Test
   void database_noInboxTable_exit1NamingIt() throws Exception {
-    try (TestDatabase.Schema empty = new TestDatabase.Schema()) {
+    try (TestDatabase.Schema empty = TestDatabase.schema()) {
       Cli.Run run = Cli.run(env, "inbox", "stats", "--schema", empty.name);
 
       assertThat(run.exitCode()).as(run.toString()).isEqualTo(1);

@@ -7,6 +7,7 @@ import com.github.benmanes.caffeine.cache.Ticker;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.servicehooks.core.Deduplicator.Claim;
 import io.servicehooks.core.Deduplicator.Claim.Status;
+import io.servicehooks.testsupport.FakeClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,13 +17,12 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 final class InMemoryDeduplicatorTest {
 
-  private final AtomicLong nanos = new AtomicLong();
-  private final Ticker ticker = nanos::get;
+  private final FakeClock clock = FakeClock.ticker(0);
+  private final Ticker ticker = clock::nanos;
 
   private static final Duration LEASE = Duration.ofSeconds(30);
 
@@ -54,13 +54,13 @@ final class InMemoryDeduplicatorTest {
     assertThat(done(dedup, "e:1", first.token())).isTrue();
     assertThat(status(dedup, "e:1")).isEqualTo(Status.DONE);
 
-    nanos.addAndGet(Duration.ofHours(23).toNanos());
+    clock.advance(Duration.ofHours(23));
     assertThat(status(dedup, "e:1")).isEqualTo(Status.DONE); // seen again: 24 h from now
 
-    nanos.addAndGet(Duration.ofHours(23).toNanos());
+    clock.advance(Duration.ofHours(23));
     assertThat(status(dedup, "e:1")).isEqualTo(Status.DONE);
 
-    nanos.addAndGet(Duration.ofHours(24).plusSeconds(1).toNanos());
+    clock.advance(Duration.ofHours(24).plusSeconds(1));
     assertThat(status(dedup, "e:1")).isEqualTo(Status.CLAIMED);
   }
 
@@ -68,7 +68,7 @@ final class InMemoryDeduplicatorTest {
   void claim_liveClaim_isRunningElsewhereWithTheRemainingLease() {
     InMemoryDeduplicator dedup = new InMemoryDeduplicator(Duration.ofHours(1), 100, ticker);
     assertThat(status(dedup, "k")).isEqualTo(Status.CLAIMED);
-    nanos.addAndGet(Duration.ofSeconds(10).toNanos());
+    clock.advance(Duration.ofSeconds(10));
     Claim copy = claim(dedup, "k");
     assertThat(copy.status()).isEqualTo(Status.RUNNING_ELSEWHERE);
     assertThat(copy.token()).isNull();
@@ -79,9 +79,9 @@ final class InMemoryDeduplicatorTest {
   void claim_leaseRanOut_nextClaimTakesOverAndOldTokenIsStale() {
     InMemoryDeduplicator dedup = new InMemoryDeduplicator(Duration.ofHours(1), 100, ticker);
     Claim crashed = claim(dedup, "k");
-    nanos.addAndGet(LEASE.minusNanos(1).toNanos());
+    clock.advance(LEASE.minusNanos(1));
     assertThat(status(dedup, "k")).isEqualTo(Status.RUNNING_ELSEWHERE);
-    nanos.addAndGet(1);
+    clock.advance(Duration.ofNanos(1));
 
     Claim next = claim(dedup, "k");
     assertThat(next.status()).isEqualTo(Status.CLAIMED);
@@ -99,7 +99,7 @@ final class InMemoryDeduplicatorTest {
   void markDone_afterLeaseRanOut_isFalseAndChangesNothing() {
     InMemoryDeduplicator dedup = new InMemoryDeduplicator(Duration.ofHours(1), 100, ticker);
     Claim slow = claim(dedup, "k");
-    nanos.addAndGet(LEASE.plusSeconds(1).toNanos());
+    clock.advance(LEASE.plusSeconds(1));
     assertThat(done(dedup, "k", slow.token())).isFalse();
     assertThat(status(dedup, "k")).isEqualTo(Status.CLAIMED);
   }
@@ -108,9 +108,9 @@ final class InMemoryDeduplicatorTest {
   void renew_liveOwner_extendsTheLeaseFromNow() {
     InMemoryDeduplicator dedup = new InMemoryDeduplicator(Duration.ofHours(1), 100, ticker);
     Claim owner = claim(dedup, "k");
-    nanos.addAndGet(Duration.ofSeconds(20).toNanos());
+    clock.advance(Duration.ofSeconds(20));
     assertThat(renew(dedup, "k", owner.token())).isTrue();
-    nanos.addAndGet(Duration.ofSeconds(20).toNanos()); // 40 s after the claim, 20 after renewing
+    clock.advance(Duration.ofSeconds(20)); // 40 s after the claim, 20 after renewing
     Claim copy = claim(dedup, "k");
     assertThat(copy.status()).isEqualTo(Status.RUNNING_ELSEWHERE);
     assertThat(copy.remainingLease()).isEqualTo(Duration.ofSeconds(10));

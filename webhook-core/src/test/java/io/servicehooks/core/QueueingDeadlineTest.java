@@ -6,13 +6,13 @@ import static io.servicehooks.core.Fixtures.signed;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.servicehooks.testsupport.FakeClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,13 +24,13 @@ final class QueueingDeadlineTest {
   private final List<String> seen = new CopyOnWriteArrayList<>();
   private final List<Runnable> queued = new ArrayList<>();
   private final Executor queue = queued::add;
-  private final AtomicLong clock = new AtomicLong();
+  private final FakeClock clock = FakeClock.ticker(0);
 
   private WebhookConsumer consumer() {
     return WebhookConsumer.builder()
         .consumerSecrets(SECRET)
         .queueingDeadline(Duration.ofMillis(500))
-        .nanoTime(clock::get)
+        .nanoTime(clock::nanos)
         .on("post.create", e -> seen.add(e.id()))
         .build();
   }
@@ -41,7 +41,7 @@ final class QueueingDeadlineTest {
     WebhookRequest delivery = signed(SECRET, envelope("late", "post.create"));
     CompletableFuture<WebhookResponse> answer = consumer.adapterSupport().handle(delivery, queue);
     assertThat(queued).hasSize(1);
-    clock.addAndGet(Duration.ofMillis(501).toNanos());
+    clock.advance(Duration.ofMillis(501));
     queued.get(0).run();
 
     WebhookResponse busy = answer.join();
@@ -60,7 +60,7 @@ final class QueueingDeadlineTest {
     WebhookConsumer consumer = consumer();
     CompletableFuture<WebhookResponse> answer =
         consumer.adapterSupport().handle(signed(SECRET, envelope("ok", "post.create")), queue);
-    clock.addAndGet(Duration.ofMillis(500).toNanos());
+    clock.advance(Duration.ofMillis(500));
     queued.get(0).run();
     assertThat(answer.join().status()).isEqualTo(200);
     assertThat(seen).containsExactly("ok");

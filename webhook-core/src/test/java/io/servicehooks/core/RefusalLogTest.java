@@ -6,9 +6,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.servicehooks.testsupport.FakeClock;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /** WARN lines for unauthenticated refusals are rate-limited per reason; the meters count all. */
@@ -17,14 +17,14 @@ final class RefusalLogTest {
   private static final byte[] BODY = envelope("1", "post.create").getBytes(StandardCharsets.UTF_8);
   private static final String WRONG = Fixtures.hmac("not-the-secret", "x");
 
-  private final AtomicLong nanos = new AtomicLong(42);
+  private final FakeClock clock = FakeClock.ticker(42);
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
   private WebhookConsumer consumer() {
     return WebhookConsumer.builder()
         .consumerSecrets(SECRET)
         .meterRegistry(registry)
-        .refusalLogTicker(nanos::get)
+        .refusalLogTicker(clock::nanos)
         .maxBodyBytes(BODY.length)
         .build();
   }
@@ -44,7 +44,7 @@ final class RefusalLogTest {
       assertThat(logs.messages()).hasSize(1);
       assertThat(logs.messages().get(0)).doesNotContain("suppressed");
 
-      nanos.addAndGet(Duration.ofSeconds(1).toNanos());
+      clock.advance(Duration.ofSeconds(1));
       consumer.handle(WebhookRequest.post(WRONG, BODY)).join();
 
       assertThat(logs.messages()).hasSize(2);
@@ -82,7 +82,7 @@ final class RefusalLogTest {
     WebhookConsumer consumer = consumer();
     try (LogCapture logs = new LogCapture()) {
       consumer.handle(WebhookRequest.post(WRONG, BODY)).join();
-      nanos.addAndGet(Duration.ofMillis(999).toNanos());
+      clock.advance(Duration.ofMillis(999));
       consumer.handle(WebhookRequest.post(WRONG, BODY)).join();
       assertThat(logs.messages()).hasSize(1);
     }
@@ -93,7 +93,7 @@ final class RefusalLogTest {
     WebhookConsumer consumer =
         WebhookConsumer.builder()
             .consumerSecrets(SECRET)
-            .refusalLogTicker(nanos::get)
+            .refusalLogTicker(clock::nanos)
             .refusalLogInterval(Duration.ZERO)
             .build();
     try (LogCapture logs = new LogCapture()) {

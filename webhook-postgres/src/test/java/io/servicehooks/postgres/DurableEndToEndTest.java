@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.zaxxer.hikari.HikariDataSource;
 import io.servicehooks.core.WebhookConsumer;
 import io.servicehooks.testkit.TestSigner;
+import io.servicehooks.testsupport.TestDatabase;
 import io.servicehooks.undertow.WebhookServer;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -34,7 +35,7 @@ final class DurableEndToEndTest {
 
   @BeforeEach
   void setUp() throws Exception {
-    schema = new TestDatabase.Schema();
+    schema = TestDatabase.schema();
     pool = TestDatabase.pool(6);
   }
 

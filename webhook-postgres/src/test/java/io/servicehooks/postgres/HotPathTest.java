@@ -9,6 +9,7 @@ import ch.qos.logback.core.read.ListAppender;
 import com.zaxxer.hikari.HikariDataSource;
 import io.servicehooks.core.InboxOutcome;
 import io.servicehooks.core.StoredEvent;
+import io.servicehooks.testsupport.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -40,7 +41,7 @@ final class HotPathTest {
 
   @BeforeEach
   void setUp() throws Exception {
-    schema = new TestDatabase.Schema();
+    schema = TestDatabase.schema();
     pool = TestDatabase.pool(10);
     counting = new CountingDataSource(pool);
     tables = new Tables(schema.name, PostgresInbox.DEFAULT_TABLE);

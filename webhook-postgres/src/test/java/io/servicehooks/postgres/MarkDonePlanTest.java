@@ -3,6 +3,7 @@ package io.servicehooks.postgres;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.servicehooks.testsupport.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -27,7 +28,7 @@ final class MarkDonePlanTest {
 
   @BeforeEach
   void setUp() throws Exception {
-    schema = new TestDatabase.Schema();
+    schema = TestDatabase.schema();
     pool = TestDatabase.pool(2);
     tables = new Tables(schema.name, PostgresInbox.DEFAULT_TABLE);
     PostgresInbox.builder().dataSource(pool).schema(schema.name).createSchema(true).build().close();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.servicehooks.testsupport.TestDatabase;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
@@ -27,7 +28,7 @@ final class OutageTest {
 
   @BeforeEach
   void setUp() throws Exception {
-    schema = new TestDatabase.Schema();
+    schema = TestDatabase.schema();
     pool = TestDatabase.pool(2);
     PostgresInbox.builder().dataSource(pool).schema(schema.name).createSchema(true).build().close();
     URI db = TestDatabase.hostAndPort();

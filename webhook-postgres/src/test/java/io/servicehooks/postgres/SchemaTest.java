@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.servicehooks.testsupport.TestDatabase;
 import java.io.InputStream;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
@@ -17,7 +18,7 @@ final class SchemaTest {
 
   @BeforeEach
   void setUp() throws Exception {
-    schema = new TestDatabase.Schema();
+    schema = TestDatabase.schema();
     pool = TestDatabase.pool(4);
   }
 

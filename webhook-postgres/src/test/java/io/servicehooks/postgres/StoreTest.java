@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.zaxxer.hikari.HikariDataSource;
 import io.servicehooks.core.InboxOutcome;
 import io.servicehooks.core.StoredEvent;
+import io.servicehooks.testsupport.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -30,7 +31,7 @@ final class StoreTest {
 
   @BeforeEach
   void setUp() throws Exception {
-    schema = new TestDatabase.Schema();
+    schema = TestDatabase.schema();
     pool = TestDatabase.pool(8);
   }
 

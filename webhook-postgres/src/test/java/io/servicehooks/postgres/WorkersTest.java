@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.zaxxer.hikari.HikariDataSource;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.servicehooks.core.StoredEvent;
+import io.servicehooks.testsupport.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -32,7 +33,7 @@ final class WorkersTest {
 
   @BeforeEach
   void setUp() throws Exception {
-    schema = new TestDatabase.Schema();
+    schema = TestDatabase.schema();
     pool = TestDatabase.pool(8);
     PostgresInbox.builder().dataSource(pool).schema(schema.name).createSchema(true).build().close();
   }

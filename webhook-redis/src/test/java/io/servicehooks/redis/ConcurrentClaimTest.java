@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.servicehooks.core.Deduplicator.Claim;
 import io.servicehooks.core.Deduplicator.Claim.Status;
+import io.servicehooks.testsupport.TestRedis;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,8 +24,10 @@ final class ConcurrentClaimTest {
   private static final Duration LEASE = Duration.ofSeconds(30);
 
   private final TestRedis redis = TestRedis.shared();
-  private final RedisDeduplicator a = redis.store().build();
-  private final RedisDeduplicator b = redis.store().build();
+  private final RedisDeduplicator a =
+      RedisDeduplicator.builder(redis.url).prefix(redis.prefix).build();
+  private final RedisDeduplicator b =
+      RedisDeduplicator.builder(redis.url).prefix(redis.prefix).build();
   private final ExecutorService threads = Executors.newFixedThreadPool(CLAIMS);
 
   @AfterEach

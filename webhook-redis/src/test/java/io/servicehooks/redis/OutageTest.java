@@ -7,6 +7,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.servicehooks.core.Deduplicator.Claim.Status;
+import io.servicehooks.testsupport.Ports;
+import io.servicehooks.testsupport.TestRedis;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -97,7 +99,7 @@ final class OutageTest {
 
   @Test
   void unreachableAtStart_buildFailsWithinTheConnectTimeout() {
-    int nobody = TestRedis.freePort();
+    int nobody = Ports.free();
     long start = System.nanoTime();
 
     assertThatThrownBy(

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import io.servicehooks.core.Deduplicator.Claim;
 import io.servicehooks.core.Deduplicator.Claim.Status;
+import io.servicehooks.testsupport.TestRedis;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
@@ -21,7 +22,8 @@ final class RedisDeduplicatorTest {
   private static final Duration LEASE = Duration.ofSeconds(30);
 
   private final TestRedis redis = TestRedis.shared();
-  private final RedisDeduplicator store = redis.store().build();
+  private final RedisDeduplicator store =
+      RedisDeduplicator.builder(redis.url).prefix(redis.prefix).build();
 
   @AfterEach
   void tearDown() {
@@ -55,7 +57,8 @@ final class RedisDeduplicatorTest {
     assertThat(tokens).hasSize(200);
     // 128 random bits drawn once per store (base64url), then a counter.
     assertThat(tokens).allMatch(t -> t.matches("[A-Za-z0-9_-]{22}\\.[0-9a-z]+"));
-    try (RedisDeduplicator other = redis.store().build()) {
+    try (RedisDeduplicator other =
+        RedisDeduplicator.builder(redis.url).prefix(redis.prefix).build()) {
       String theirs = get(other.claim("e:other", LEASE)).token();
       String mine = tokens.iterator().next();
       assertThat(theirs.substring(0, 23)).isNotEqualTo(mine.substring(0, 23));
@@ -89,7 +92,11 @@ final class RedisDeduplicatorTest {
 
   @Test
   void markDone_shorterWindow_idKeptForThatWindow() throws Exception {
-    try (RedisDeduplicator hours = redis.store().window(Duration.ofHours(2)).build()) {
+    try (RedisDeduplicator hours =
+        RedisDeduplicator.builder(redis.url)
+            .prefix(redis.prefix)
+            .window(Duration.ofHours(2))
+            .build()) {
       Claim claim = get(hours.claim("e:1", LEASE));
       get(hours.markDone("e:1", claim.token()));
 
@@ -161,7 +168,8 @@ final class RedisDeduplicatorTest {
   @Test
   void prefixes_separateNamespaces_doNotSeeEachOther() throws Exception {
     try (TestRedis other = TestRedis.shared();
-        RedisDeduplicator otherStore = other.store().build()) {
+        RedisDeduplicator otherStore =
+            RedisDeduplicator.builder(other.url).prefix(other.prefix).build()) {
       Claim claim = get(store.claim("e:1", LEASE));
       get(store.markDone("e:1", claim.token()));
 
@@ -171,8 +179,10 @@ final class RedisDeduplicatorTest {
 
   @Test
   void ownerThatNeverFinishes_losesTheClaimAfterTheLease_nextClaimOwnsIt() throws Exception {
-    try (RedisDeduplicator crashed = redis.store().build();
-        RedisDeduplicator next = redis.store().build()) {
+    try (RedisDeduplicator crashed =
+            RedisDeduplicator.builder(redis.url).prefix(redis.prefix).build();
+        RedisDeduplicator next =
+            RedisDeduplicator.builder(redis.url).prefix(redis.prefix).build()) {
       // Short, yet long enough that a loaded machine still asks again within it.
       Duration lease = Duration.ofSeconds(1);
       long claimedAt = System.nanoTime();
@@ -192,8 +202,8 @@ final class RedisDeduplicatorTest {
 
   @Test
   void staleToken_afterLeaseExpiryAndReclaim_cannotFinishReleaseOrRenew() throws Exception {
-    try (RedisDeduplicator a = redis.store().build();
-        RedisDeduplicator b = redis.store().build()) {
+    try (RedisDeduplicator a = RedisDeduplicator.builder(redis.url).prefix(redis.prefix).build();
+        RedisDeduplicator b = RedisDeduplicator.builder(redis.url).prefix(redis.prefix).build()) {
       Claim stale = get(a.claim("e:1", Duration.ofMillis(200)));
       Awaitility.await()
           .atMost(Duration.ofSeconds(3))
@@ -245,7 +255,7 @@ final class RedisDeduplicatorTest {
 
   @Test
   void close_callsAfterwardsFail_closeTwiceIsHarmless() {
-    RedisDeduplicator closing = redis.store().build();
+    RedisDeduplicator closing = RedisDeduplicator.builder(redis.url).prefix(redis.prefix).build();
     closing.close();
     closing.close();
 

@@ -7,6 +7,8 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.servicehooks.core.Deduplicator.Claim;
 import io.servicehooks.core.Deduplicator.Claim.Status;
+import io.servicehooks.testsupport.Ports;
+import io.servicehooks.testsupport.TestRedis;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import redis.embedded.RedisSentinel;
@@ -17,7 +19,7 @@ final class SentinelTest {
   @Test
   void sentinelUri_storeTalksToTheMasterItNames() throws Exception {
     try (TestRedis.OwnServer master = TestRedis.startOwnServer()) {
-      int sentinelPort = TestRedis.freePort();
+      int sentinelPort = Ports.free();
       RedisSentinel sentinel =
           RedisSentinel.newRedisSentinel()
               .bind("127.0.0.1")

@@ -9,6 +9,8 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.servicehooks.core.Deduplicator.Claim.Status;
+import io.servicehooks.testsupport.Ports;
+import io.servicehooks.testsupport.TestRedis;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;
@@ -80,7 +82,7 @@ final class UriAndSecretsTest {
 
   @Test
   void unreachableServerWithPassword_errorHidesIt() {
-    int nobody = TestRedis.freePort();
+    int nobody = Ports.free();
     Throwable thrown =
         catchThrowable(
             () ->

@@ -9,6 +9,7 @@ import io.servicehooks.registration.WebhookApiException.Reason;
 import io.servicehooks.testkit.Fault;
 import io.servicehooks.testkit.PlatformSimulator;
 import io.servicehooks.testkit.TestSigner;
+import io.servicehooks.testsupport.FakeClock;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.ConnectException;
@@ -44,7 +45,7 @@ final class WebhookClientEdgeCasesTest {
   /** 1 MiB, the bound the client documents, written out here rather than read from the code. */
   private static final int BODY_BOUND = 1024 * 1024;
 
-  private final FakeTime time = new FakeTime(Instant.now().truncatedTo(ChronoUnit.SECONDS));
+  private final FakeClock time = FakeClock.at(Instant.now().truncatedTo(ChronoUnit.SECONDS));
   private final List<AutoCloseable> closeAfter = new ArrayList<>();
 
   @AfterEach
@@ -235,7 +236,7 @@ final class WebhookClientEdgeCasesTest {
             .baseUrl(URI.create("http://127.0.0.1:9"))
             .bearerToken("test-bearer-token")
             .clock(time)
-            .sleeper(time)
+            .sleeper(time::sleep)
             .build();
 
     assertThatThrownBy(() -> client.delete("1234567890")).isInstanceOf(ConnectException.class);
@@ -313,7 +314,7 @@ final class WebhookClientEdgeCasesTest {
             .baseUrl(farSide.baseUrl())
             .apiCredentials("key", "secret")
             .clock(time)
-            .sleeper(time)
+            .sleeper(time::sleep)
             .build();
 
     assertThatThrownBy(client::list)
@@ -329,7 +330,7 @@ final class WebhookClientEdgeCasesTest {
         .baseUrl(farSide.baseUrl())
         .bearerToken("test-bearer-token")
         .clock(time)
-        .sleeper(time);
+        .sleeper(time::sleep);
   }
 
   private static WebhookApiException apiFailure(ThrowingSupplier<?> call) {
@@ -362,7 +363,7 @@ final class WebhookClientEdgeCasesTest {
             .allowInsecureUrls(true)
             .maxRetries(maxRetries)
             .clock(time)
-            .sleeper(time)
+            .sleeper(time::sleep)
             .build();
     Webhook webhook = client.create(consumer.baseUrl() + "/webhook");
     return new Registered(platform, client, webhook);

@@ -8,6 +8,7 @@ import io.servicehooks.testkit.ConsumerStub;
 import io.servicehooks.testkit.Fault;
 import io.servicehooks.testkit.PlatformSimulator;
 import io.servicehooks.testkit.ResponseStyle;
+import io.servicehooks.testsupport.FakeClock;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.time.Instant;
@@ -27,7 +28,7 @@ final class WebhookClientTest {
 
   private PlatformSimulator platform;
   private ConsumerStub consumer;
-  private final FakeTime time = new FakeTime(Instant.now().truncatedTo(ChronoUnit.SECONDS));
+  private final FakeClock time = FakeClock.at(Instant.now().truncatedTo(ChronoUnit.SECONDS));
 
   @BeforeEach
   void start() throws Exception {
@@ -47,7 +48,7 @@ final class WebhookClientTest {
         .apiCredentials(platform.apiKey(), platform.apiSecret())
         .allowInsecureUrls(true)
         .clock(time)
-        .sleeper(time);
+        .sleeper(time::sleep);
   }
 
   private WebhookClient client() {

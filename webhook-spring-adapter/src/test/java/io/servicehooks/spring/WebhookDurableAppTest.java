@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.servicehooks.core.WebhookListener;
 import io.servicehooks.core.WebhookRequest;
 import io.servicehooks.testkit.TestSigner;
+import io.servicehooks.testsupport.TestDatabase;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -63,7 +64,7 @@ final class WebhookDurableAppTest {
 
   @DynamicPropertySource
   static void inboxSchema(DynamicPropertyRegistry registry) throws Exception {
-    schema = new TestDatabase.Schema();
+    schema = TestDatabase.schema();
     registry.add("servicehooks.webhook.inbox.schema", () -> schema.name);
   }
 

@@ -13,6 +13,7 @@ import io.servicehooks.core.WebhookRequest;
 import io.servicehooks.core.WebhookResponse;
 import io.servicehooks.postgres.PostgresInbox;
 import io.servicehooks.testkit.TestSigner;
+import io.servicehooks.testsupport.TestDatabase;
 import java.io.InputStream;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -50,7 +51,7 @@ final class WebhookDurableModeTest {
 
   @BeforeEach
   void setUp() throws Exception {
-    schema = new TestDatabase.Schema();
+    schema = TestDatabase.schema();
     durable =
         new WebApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(WebhookAutoConfiguration.class))

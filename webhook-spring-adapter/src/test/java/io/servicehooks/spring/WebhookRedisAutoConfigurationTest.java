@@ -10,6 +10,7 @@ import io.servicehooks.core.WebhookRequest;
 import io.servicehooks.core.WebhookResponse;
 import io.servicehooks.redis.RedisDeduplicator;
 import io.servicehooks.testkit.TestSigner;
+import io.servicehooks.testsupport.TestRedis;
 import java.io.InputStream;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
@@ -37,7 +38,7 @@ final class WebhookRedisAutoConfigurationTest {
   private static final String SECRET = "redis-adapter-test-consumer-secret-0123456789";
   private static final String PASSWORD = "not-a-real-redis-password-4711";
 
-  private final SharedRedis redis = new SharedRedis();
+  private final TestRedis redis = TestRedis.shared();
 
   private final WebApplicationContextRunner runner =
       new WebApplicationContextRunner()
@@ -49,13 +50,6 @@ final class WebhookRedisAutoConfigurationTest {
   @AfterEach
   void tearDown() {
     redis.close();
-  }
-
-  /** The test Redis's URL with a password in it ({@code nopass} accepts any), to look for. */
-  private String urlWithPassword() {
-    return redis.url.contains("@")
-        ? redis.url
-        : redis.url.replaceFirst("://", "://default:" + PASSWORD + "@");
   }
 
   private static WebhookResponse deliver(WebhookConsumer consumer, String id) {
@@ -73,7 +67,7 @@ final class WebhookRedisAutoConfigurationTest {
   void url_createsRedisStore_consumerDedupsInRedisUnderThePrefix(CapturedOutput output) {
     runner
         .withPropertyValues(
-            "servicehooks.webhook.dedup.redis.url=" + urlWithPassword(),
+            "servicehooks.webhook.dedup.redis.url=" + redis.urlWithPassword(PASSWORD),
             "servicehooks.webhook.dedup.redis.prefix=" + redis.prefix,
             "servicehooks.webhook.dedup.redis.command-timeout=1500ms",
             "servicehooks.webhook.dedup.window=2h")

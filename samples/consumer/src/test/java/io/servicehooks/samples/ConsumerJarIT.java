@@ -4,8 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.servicehooks.testkit.TestSigner;
+import io.servicehooks.testsupport.JarProcesses;
+import io.servicehooks.testsupport.Ports;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -17,6 +18,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -29,19 +31,15 @@ final class ConsumerJarIT {
   private static final HttpClient CLIENT =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
-  private static Process start(Path output, Map<String, String> env, String... args)
-      throws IOException {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    String[] command = new String[args.length + 3];
-    command[0] = java;
-    command[1] = "-jar";
-    command[2] = JAR.toString();
-    System.arraycopy(args, 0, command, 3, args.length);
-    ProcessBuilder pb =
-        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
-    pb.environment().remove("SERVICE_CONSUMER_SECRET");
-    pb.environment().putAll(env);
-    return pb.start();
+  @RegisterExtension final JarProcesses jars = new JarProcesses(JAR);
+
+  private Process start(Path output, Map<String, String> env, String... args) throws IOException {
+    return jars.launch()
+        .without("SERVICE_CONSUMER_SECRET")
+        .env(env)
+        .args(args)
+        .output(output)
+        .start();
   }
 
   @Test
@@ -58,7 +56,7 @@ final class ConsumerJarIT {
 
   @Test
   void jar_servesThenStopsCleanlyOnSigterm(@TempDir Path dir) throws Exception {
-    int port = freePort();
+    int port = Ports.free();
     Path out = dir.resolve("out.txt");
     Process p =
         start(
@@ -142,11 +140,5 @@ final class ConsumerJarIT {
         .contains("re-checks the webhook: passed");
     // Delivered twice, dispatched once.
     assertThat(log.split("saw post 1876011200000000002", -1)).hasSize(2);
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
   }
 }

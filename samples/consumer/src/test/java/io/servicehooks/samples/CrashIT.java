@@ -7,14 +7,10 @@ import io.servicehooks.registration.WebhookClient;
 import io.servicehooks.testkit.DeliveryAttempt;
 import io.servicehooks.testkit.Events;
 import io.servicehooks.testkit.PlatformSimulator;
+import io.servicehooks.testsupport.JarProcesses;
+import io.servicehooks.testsupport.Ports;
 import java.io.IOException;
-import java.net.ServerSocket;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -31,6 +27,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -63,11 +60,17 @@ final class CrashIT {
   private static final HttpClient CLIENT =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
+  @RegisterExtension final JarProcesses jars = new JarProcesses(JAR);
+
+  private Process start(Path output, Map<String, String> env) throws IOException {
+    return jars.launch().env(env).output(output).start();
+  }
+
   @Test
   void consumer_killedMidStreamAndRestarted_dispatchesEveryEventAndNever200sUnfinished(
       @TempDir Path dir) throws Exception {
     long began = System.nanoTime();
-    int port = freePort();
+    int port = Ports.free();
     Path firstOut = dir.resolve("first.txt");
     Path secondOut = dir.resolve("second.txt");
     ScheduledExecutorService feeder = Executors.newSingleThreadScheduledExecutor();
@@ -90,7 +93,7 @@ final class CrashIT {
               "LISTENER_DELAY_MS", "50",
               "WORKER_THREADS", "4");
       first = start(firstOut, env);
-      awaitHealthy(port);
+      JarProcesses.awaitHealthy("http://127.0.0.1:" + port, Duration.ofSeconds(30));
       WebhookClient.builder()
           .baseUrl(platform.baseUrl())
           .apiCredentials(platform.apiKey(), platform.apiSecret())
@@ -227,44 +230,6 @@ final class CrashIT {
 
   /** The event ids of a process's complete {@code Handled} lines, in order, repeats kept. */
   private static List<String> handled(Path output) throws IOException {
-    List<String> ids = new ArrayList<>();
-    if (!Files.exists(output)) {
-      return ids;
-    }
-    for (String line : Files.readAllLines(output, StandardCharsets.UTF_8)) {
-      Matcher m = HANDLED.matcher(line);
-      if (m.find()) {
-        ids.add(m.group(1));
-      }
-    }
-    return ids;
-  }
-
-  private static Process start(Path output, Map<String, String> env) throws IOException {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    ProcessBuilder pb =
-        new ProcessBuilder(java, "-jar", JAR.toString())
-            .redirectErrorStream(true)
-            .redirectOutput(output.toFile());
-    pb.environment().putAll(env);
-    return pb.start();
-  }
-
-  private static void awaitHealthy(int port) {
-    HttpRequest health =
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health"))
-            .timeout(Duration.ofSeconds(2))
-            .build();
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .ignoreExceptions()
-        .until(
-            () -> CLIENT.send(health, HttpResponse.BodyHandlers.discarding()).statusCode() == 200);
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
+    return JarProcesses.matches(output, HANDLED);
   }
 }

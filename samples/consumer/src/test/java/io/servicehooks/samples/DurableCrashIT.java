@@ -8,14 +8,15 @@ import io.servicehooks.postgres.InboxEntry;
 import io.servicehooks.postgres.InboxStatus;
 import io.servicehooks.testkit.Events;
 import io.servicehooks.testkit.TestSigner;
+import io.servicehooks.testsupport.JarProcesses;
+import io.servicehooks.testsupport.Ports;
+import io.servicehooks.testsupport.TestDatabase;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,11 +31,11 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -60,17 +61,12 @@ final class DurableCrashIT {
           .executor(Executors.newFixedThreadPool(8))
           .build();
 
-  private final List<Process> processes = new ArrayList<>();
+  @RegisterExtension final JarProcesses jars = new JarProcesses(JAR);
   private final List<TestDatabase.Schema> schemas = new ArrayList<>();
 
   @AfterEach
   void stopAndDrop() throws Exception {
-    for (Process p : processes) {
-      if (p.isAlive()) {
-        p.destroyForcibly();
-        p.waitFor(10, TimeUnit.SECONDS);
-      }
-    }
+    jars.close(); // before the schemas go: a running consumer holds locks in them
     for (TestDatabase.Schema s : schemas) {
       s.close();
     }
@@ -83,7 +79,7 @@ final class DurableCrashIT {
     int events = 300;
     int workers = 4;
     TestDatabase.Schema schema = schema();
-    int port = freePort();
+    int port = Ports.free();
     Map<String, String> env = env(schema, port);
     env.put("LISTENER_DELAY_MS", "50");
     env.put("WORKER_THREADS", String.valueOf(workers));
@@ -93,7 +89,7 @@ final class DurableCrashIT {
     Path firstOut = dir.resolve("first.txt");
     Path secondOut = dir.resolve("second.txt");
     Process first = start(firstOut, env);
-    awaitHealthy(port);
+    JarProcesses.awaitHealthy("http://127.0.0.1:" + port, Duration.ofSeconds(30));
 
     // A steady stream, one delivery every 10 ms (3 s in all): far faster than four 50 ms
     // listeners, so most events are answered 200 and wait in the inbox when the kill lands.
@@ -136,7 +132,7 @@ final class DurableCrashIT {
       List<String> byFirst = handled(firstOut);
 
       Process second = start(secondOut, env);
-      awaitHealthy(port);
+      JarProcesses.awaitHealthy("http://127.0.0.1:" + port, Duration.ofSeconds(30));
       await().atMost(Duration.ofSeconds(30)).until(() -> sent.get() >= events);
       feeder.shutdown();
       synchronized (inFlight) {
@@ -211,7 +207,7 @@ final class DurableCrashIT {
       throws Exception {
     int events = 10;
     TestDatabase.Schema schema = schema();
-    int port = freePort();
+    int port = Ports.free();
     Map<String, String> failing = env(schema, port);
     failing.put("LISTENER_FAIL", "true");
     failing.put("INBOX_MAX_ATTEMPTS", "3");
@@ -219,7 +215,7 @@ final class DurableCrashIT {
     failing.put("WORKER_THREADS", "2");
     Path failingOut = dir.resolve("failing.txt");
     Process first = start(failingOut, failing);
-    awaitHealthy(port);
+    JarProcesses.awaitHealthy("http://127.0.0.1:" + port, Duration.ofSeconds(30));
     for (int i = 0; i < events; i++) {
       assertThat(send(port, i).get()).isEqualTo(200);
     }
@@ -243,7 +239,7 @@ final class DurableCrashIT {
     fixed.remove("LISTENER_FAIL");
     Path fixedOut = dir.resolve("fixed.txt");
     start(fixedOut, fixed);
-    awaitHealthy(port);
+    JarProcesses.awaitHealthy("http://127.0.0.1:" + port, Duration.ofSeconds(30));
     assertThat(handled(fixedOut)).as("dead letters wait for a person").isEmpty();
     assertThat(admin.retryAllDead()).isEqualTo(events);
     Set<String> ids = allIds(events);
@@ -260,8 +256,8 @@ final class DurableCrashIT {
       throws Exception {
     int events = 200;
     TestDatabase.Schema schema = schema();
-    int portA = freePort();
-    int portB = freePort();
+    int portA = Ports.free();
+    int portB = Ports.free();
     Path outA = dir.resolve("a.txt");
     Path outB = dir.resolve("b.txt");
     for (Map.Entry<Integer, Path> instance : Map.of(portA, outA, portB, outB).entrySet()) {
@@ -270,8 +266,8 @@ final class DurableCrashIT {
       env.put("WORKER_THREADS", "2");
       start(instance.getValue(), env);
     }
-    awaitHealthy(portA);
-    awaitHealthy(portB);
+    JarProcesses.awaitHealthy("http://127.0.0.1:" + portA, Duration.ofSeconds(30));
+    JarProcesses.awaitHealthy("http://127.0.0.1:" + portB, Duration.ofSeconds(30));
 
     // Half the deliveries to each instance, every event twice (a platform retry to the other
     // instance): the inbox's dedup keeps one row per event whichever instance stored it.
@@ -308,7 +304,7 @@ final class DurableCrashIT {
   }
 
   private TestDatabase.Schema schema() {
-    TestDatabase.Schema schema = new TestDatabase.Schema();
+    TestDatabase.Schema schema = TestDatabase.schemaToBeCreated();
     schemas.add(schema);
     return schema;
   }
@@ -362,46 +358,10 @@ final class DurableCrashIT {
 
   /** The event ids of a process's complete {@code Handled} lines, in order, repeats kept. */
   private static List<String> handled(Path output) throws IOException {
-    List<String> ids = new ArrayList<>();
-    if (!Files.exists(output)) {
-      return ids;
-    }
-    for (String line : Files.readAllLines(output, StandardCharsets.UTF_8)) {
-      Matcher m = HANDLED.matcher(line);
-      if (m.find()) {
-        ids.add(m.group(1));
-      }
-    }
-    return ids;
+    return JarProcesses.matches(output, HANDLED);
   }
 
   private Process start(Path output, Map<String, String> env) throws IOException {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    ProcessBuilder pb =
-        new ProcessBuilder(java, "-jar", JAR.toString())
-            .redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.appendTo(output.toFile()));
-    pb.environment().putAll(env);
-    Process p = pb.start();
-    processes.add(p);
-    return p;
-  }
-
-  private static void awaitHealthy(int port) {
-    HttpRequest health =
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health"))
-            .timeout(Duration.ofSeconds(2))
-            .build();
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .ignoreExceptions()
-        .until(
-            () -> CLIENT.send(health, HttpResponse.BodyHandlers.discarding()).statusCode() == 200);
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
+    return jars.launch().env(env).appendOutput(output).start();
   }
 }

@@ -12,10 +12,11 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
- * The README's Java examples are code that compiles here ({@link QuickStart}, {@link PlainJavaBot},
- * {@link SeveralInstances}, the store in "Write your own store" {@link MapDeduplicator}, "Catching
- * up after downtime" {@link CatchUpBot}), every snippet has its imports and they name real types,
- * and "Use it in your project" gives the version the root pom builds.
+ * The Java examples of the README and the docs/ pages are code that compiles here ({@link
+ * QuickStart}, {@link PlainJavaBot}, {@link SeveralInstances}, the store in "Write your own store"
+ * {@link MapDeduplicator}, "Catching up after downtime" {@link CatchUpBot}), every snippet has its
+ * imports and they name real types, and "Use it in your project" gives the version the root pom
+ * builds.
  */
 final class ReadmeSnippetTest {
 
@@ -34,6 +35,17 @@ final class ReadmeSnippetTest {
 
   private static String readme() throws Exception {
     return Files.readString(ROOT.resolve("README.md"));
+  }
+
+  /** The README, then every docs/ page: where the examples live. */
+  private static String allDocs() throws Exception {
+    StringBuilder all = new StringBuilder(readme());
+    try (var pages = Files.list(ROOT.resolve("docs"))) {
+      for (Path page : pages.filter(p -> p.toString().endsWith(".md")).sorted().toList()) {
+        all.append("\n").append(Files.readString(page));
+      }
+    }
+    return all.toString();
   }
 
   private static List<String> javaBlocks(String readme) {
@@ -69,9 +81,8 @@ final class ReadmeSnippetTest {
             source.substring(
                 source.indexOf("// README-BEGIN") + "// README-BEGIN".length(),
                 source.indexOf("// README-END")));
-    String readme = readme();
-    String section = readme.substring(readme.indexOf("## Running several instances"));
-    section = section.substring(0, section.indexOf("\n## ", 3));
+    String page = Files.readString(ROOT.resolve("docs/several-instances.md"));
+    String section = page.substring(page.indexOf("## Running several instances"));
     String block =
         javaBlocks(section).stream()
             .filter(b -> normalized(b).contains(expected))
@@ -85,7 +96,7 @@ final class ReadmeSnippetTest {
         .contains("REDIS_URL")
         .contains("REDIS_PREFIX")
         .contains("servicehooks.webhook.dedup.redis.url")
-        .contains("webhook-redis/README.md")
+        .contains("../webhook-redis/README.md")
         .contains("dedup_unavailable")
         .contains("in_flight");
   }
@@ -104,7 +115,7 @@ final class ReadmeSnippetTest {
 
   @Test
   void everyJavaSnippet_hasImports_namingTypesThatExist() throws Exception {
-    List<String> blocks = javaBlocks(readme());
+    List<String> blocks = javaBlocks(allDocs());
     assertThat(blocks).hasSizeGreaterThanOrEqualTo(6);
     for (String block : blocks) {
       assertThat(block).as(block).containsPattern("(?m)^import ");
@@ -169,7 +180,7 @@ final class ReadmeSnippetTest {
             source.substring(
                 source.indexOf("// README-STORE-BEGIN") + "// README-STORE-BEGIN".length(),
                 source.indexOf("// README-STORE-END")));
-    assertThat(normalized(readme())).contains(expected);
+    assertThat(normalized(allDocs())).contains(expected);
   }
 
   @Test
@@ -181,8 +192,8 @@ final class ReadmeSnippetTest {
                 source.indexOf("// README-CATCHUP-BEGIN") + "// README-CATCHUP-BEGIN".length(),
                 source.indexOf("// README-CATCHUP-END")));
     List<String> matching =
-        javaBlocks(readme()).stream().filter(b -> normalized(b).contains(expected)).toList();
-    assertThat(matching).as("README blocks holding CatchUpBot's code").hasSize(1);
+        javaBlocks(allDocs()).stream().filter(b -> normalized(b).contains(expected)).toList();
+    assertThat(matching).as("README and docs/ blocks holding CatchUpBot's code").hasSize(1);
     assertThat(matching.get(0).lines().filter(l -> l.startsWith("import ")))
         .as("the catch-up snippet imports")
         .containsExactlyInAnyOrderElementsOf(

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.servicehooks.testkit.TestSigner;
+import io.servicehooks.testsupport.JarProcesses;
+import io.servicehooks.testsupport.Ports;
+import io.servicehooks.testsupport.TestRedis;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -22,6 +25,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -37,48 +41,32 @@ final class RedisConsumerJarIT {
   private static final HttpClient CLIENT =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
-  private final SharedRedis redis = new SharedRedis();
+  private final TestRedis redis = TestRedis.shared();
+  @RegisterExtension final JarProcesses jars = new JarProcesses(JAR);
   private final List<Process> processes = new ArrayList<>();
 
   @AfterEach
   void tearDown() throws Exception {
-    for (Process p : processes) {
-      p.destroy();
-      p.waitFor(30, TimeUnit.SECONDS);
-    }
+    jars.close(); // the consumers first: the store is closed after the server
     redis.close(); // deletes every key under the test's prefix
-    try (SharedRedis check = new SharedRedis()) {
+    try (TestRedis check = TestRedis.shared()) {
       assertThat(check.admin().keys(redis.prefix + ":*")).isEmpty();
     }
   }
 
-  /**
-   * The test Redis's URL with a password in it, so that the logs can be checked for it: its default
-   * user has none ({@code nopass} accepts any), unless the URL already carries one.
-   */
-  private String urlWithPassword() {
-    return redis.url.contains("@")
-        ? redis.url
-        : redis.url.replaceFirst("://", "://default:" + PASSWORD + "@");
-  }
-
   private Process start(Path output, Map<String, String> env) throws IOException {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    ProcessBuilder pb =
-        new ProcessBuilder(java, "-jar", JAR.toString())
-            .redirectErrorStream(true)
-            .redirectOutput(output.toFile());
-    pb.environment().remove("SERVICE_CONSUMER_SECRET");
-    pb.environment().remove("REDIS_URL");
-    pb.environment().remove("REDIS_PREFIX");
-    pb.environment().putAll(env);
-    Process p = pb.start();
+    Process p =
+        jars.launch()
+            .without("SERVICE_CONSUMER_SECRET", "REDIS_URL", "REDIS_PREFIX")
+            .env(env)
+            .output(output)
+            .start();
     processes.add(p);
     return p;
   }
 
   private String startConsumer(Path output) throws IOException {
-    int port = SharedRedis.freePort();
+    int port = Ports.free();
     start(
         output,
         Map.of(
@@ -89,24 +77,14 @@ final class RedisConsumerJarIT {
             "HOST",
             "127.0.0.1",
             "REDIS_URL",
-            urlWithPassword(),
+            redis.urlWithPassword(PASSWORD),
             "REDIS_PREFIX",
             redis.prefix));
     return "http://127.0.0.1:" + port;
   }
 
   private static void awaitHealthy(String base) {
-    await()
-        .atMost(Duration.ofSeconds(60))
-        .ignoreExceptions()
-        .until(
-            () ->
-                CLIENT
-                        .send(
-                            HttpRequest.newBuilder(URI.create(base + "/health")).build(),
-                            HttpResponse.BodyHandlers.ofString())
-                        .statusCode()
-                    == 200);
+    JarProcesses.awaitHealthy(base, Duration.ofSeconds(60));
   }
 
   private static String delivery(String id) {
@@ -213,7 +191,7 @@ final class RedisConsumerJarIT {
   void jar_redisNotReachable_exits2WithOneLineWithoutThePassword(@TempDir Path dir)
       throws Exception {
     Path out = dir.resolve("out.txt");
-    String nobody = "redis://default:" + PASSWORD + "@127.0.0.1:" + SharedRedis.freePort();
+    String nobody = "redis://default:" + PASSWORD + "@127.0.0.1:" + Ports.free();
     Process p =
         start(out, Map.of("SERVICE_CONSUMER_SECRET", SECRET, "PORT", "0", "REDIS_URL", nobody));
     assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();

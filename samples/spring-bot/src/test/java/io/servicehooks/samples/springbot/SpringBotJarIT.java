@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.servicehooks.testkit.TestSigner;
+import io.servicehooks.testsupport.JarProcesses;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -13,7 +14,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -31,6 +31,7 @@ final class SpringBotJarIT {
   private static final String PREVIOUS_SECRET = "previous-consumer-secret";
   private static final Pattern STARTED = Pattern.compile("Tomcat started on port (\\d+)");
 
+  private static JarProcesses jars;
   private static Process bot;
   private static Path log;
   private static int port;
@@ -42,20 +43,19 @@ final class SpringBotJarIT {
     Path jar = Path.of(System.getProperty("bot.jar", "target/servicehooks-spring-bot.jar"));
     assertThat(jar).exists();
     log = jar.resolveSibling("spring-bot-it.log");
-    ProcessBuilder builder =
-        new ProcessBuilder(java(), "-jar", jar.toString())
-            .redirectErrorStream(true)
-            .redirectOutput(log.toFile());
-    builder.environment().put("SERVICE_CONSUMER_SECRET", SECRET + "," + PREVIOUS_SECRET);
-    builder.environment().put("PORT", "0");
-    List.of(
-            "SERVICE_WEBHOOK_URL",
-            "SERVICE_API_BASE_URL",
-            "SERVICE_BEARER_TOKEN",
-            "SERVICE_API_KEY",
-            "SERVICE_API_SECRET")
-        .forEach(builder.environment()::remove);
-    bot = builder.start();
+    jars = new JarProcesses(jar);
+    bot =
+        jars.launch()
+            .env("SERVICE_CONSUMER_SECRET", SECRET + "," + PREVIOUS_SECRET)
+            .env("PORT", "0")
+            .without(
+                "SERVICE_WEBHOOK_URL",
+                "SERVICE_API_BASE_URL",
+                "SERVICE_BEARER_TOKEN",
+                "SERVICE_API_KEY",
+                "SERVICE_API_SECRET")
+            .output(log)
+            .start();
     await()
         .atMost(Duration.ofSeconds(120))
         .pollInterval(Duration.ofMillis(200))
@@ -66,11 +66,8 @@ final class SpringBotJarIT {
 
   @AfterAll
   static void stopTheJar() throws InterruptedException {
-    if (bot != null) {
-      bot.destroy();
-      if (!bot.waitFor(30, TimeUnit.SECONDS)) {
-        bot.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-      }
+    if (jars != null) {
+      jars.close();
     }
   }
 
@@ -126,21 +123,20 @@ final class SpringBotJarIT {
   @Test
   void withoutConsumerSecret_refusesToStart() throws Exception {
     Path jar = Path.of(System.getProperty("bot.jar", "target/servicehooks-spring-bot.jar"));
-    ProcessBuilder builder =
-        new ProcessBuilder(java(), "-jar", jar.toString()).redirectErrorStream(true);
-    builder.environment().remove("SERVICE_CONSUMER_SECRET");
-    Process process = builder.start();
-    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
-    // The adapter refuses the placeholder that application.properties leaves unresolved.
-    assertThat(process.exitValue()).isNotZero();
-    assertThat(output)
-        .contains("APPLICATION FAILED TO START")
-        .contains(
-            "servicehooks.webhook.consumer-secrets[0] is the unresolved placeholder"
-                + " ${SERVICE_CONSUMER_SECRET}")
-        .contains("Set SERVICE_CONSUMER_SECRET")
-        .doesNotContain("Tomcat started on port");
+    try (JarProcesses refused = new JarProcesses(jar)) {
+      Process process = refused.launch().without("SERVICE_CONSUMER_SECRET").start();
+      String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+      // The adapter refuses the placeholder that application.properties leaves unresolved.
+      assertThat(process.exitValue()).isNotZero();
+      assertThat(output)
+          .contains("APPLICATION FAILED TO START")
+          .contains(
+              "servicehooks.webhook.consumer-secrets[0] is the unresolved placeholder"
+                  + " ${SERVICE_CONSUMER_SECRET}")
+          .contains("Set SERVICE_CONSUMER_SECRET")
+          .doesNotContain("Tomcat started on port");
+    }
   }
 
   // ---- helpers ----------------------------------------------------------------------------------
@@ -185,9 +181,5 @@ final class SpringBotJarIT {
       n++;
     }
     return n;
-  }
-
-  private static String java() {
-    return Path.of(System.getProperty("java.home"), "bin", "java").toString();
   }
 }

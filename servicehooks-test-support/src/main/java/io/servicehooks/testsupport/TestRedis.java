@@ -1,4 +1,4 @@
-package io.servicehooks.redis;
+package io.servicehooks.testsupport;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.KeyScanCursor;
@@ -13,31 +13,39 @@ import io.lettuce.core.api.sync.RedisCommands;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import redis.embedded.RedisServer;
 
 /**
- * The Redis server the tests use, and a key prefix of their own on it.
+ * The Redis server the tests use, and a key prefix of the test's own on it.
  *
  * <p>The shared server is the one at {@code SERVICEHOOKS_TEST_REDIS_URL} (default {@code
- * redis://127.0.0.1:6379}); when nothing answers there, one embedded-redis server is started on a
- * free port for the whole run. Tests never flush it: each works under its own random prefix and
- * deletes its keys afterwards (SCAN + DEL). A test that stops a server starts its own with {@link
- * #startOwnServer()}.
+ * redis://127.0.0.1:6379}); when nothing answers there, one embedded-redis server
+ * (com.github.codemonstur) is started on a free port for the whole run. Tests never flush it: each
+ * works under its own random {@link #prefix} and {@link #close()} deletes its keys (SCAN + DEL). A
+ * test that stops a server starts its own with {@link #startOwnServer(String...)}.
+ *
+ * <p>The caller declares {@code io.lettuce:lettuce-core} and {@code
+ * com.github.codemonstur:embedded-redis} in test scope.
  */
-final class TestRedis implements AutoCloseable {
+public final class TestRedis implements AutoCloseable {
 
-  static final Duration WAIT = Duration.ofSeconds(3);
+  /** The bound on every wait of the admin connection. */
+  public static final Duration WAIT = Duration.ofSeconds(3);
 
   private static String sharedUrl;
   private static RedisServer sharedEmbedded;
 
-  final String url;
-  final String prefix = "servicehooks-test:" + UUID.randomUUID();
+  /** The shared server's URL, as the code under test is given it. */
+  public final String url;
+
+  /** This fixture's key prefix, {@code servicehooks-test:} and a random UUID; keys are below it. */
+  public final String prefix = "servicehooks-test:" + UUID.randomUUID();
+
   private final RedisClient adminClient;
   private final StatefulRedisConnection<String, String> admin;
 
@@ -48,23 +56,18 @@ final class TestRedis implements AutoCloseable {
   }
 
   /** A fresh prefix on the shared server. */
-  static TestRedis shared() {
+  public static TestRedis shared() {
     return new TestRedis(sharedUrl());
   }
 
   /** Direct commands on the server, for inspecting keys. */
-  RedisCommands<String, String> admin() {
+  public RedisCommands<String, String> admin() {
     return admin.sync();
   }
 
-  /** A store under this fixture's prefix. */
-  RedisDeduplicator.Builder store() {
-    return RedisDeduplicator.builder(url).prefix(prefix);
-  }
-
-  /** Every key under this fixture's prefix. */
-  List<String> keys() {
-    List<String> keys = new java.util.ArrayList<>();
+  /** Every key under this fixture's prefix ({@code prefix + ":*"}). */
+  public List<String> keys() {
+    List<String> keys = new ArrayList<>();
     ScanCursor cursor = ScanCursor.INITIAL;
     do {
       KeyScanCursor<String> page =
@@ -73,6 +76,15 @@ final class TestRedis implements AutoCloseable {
       cursor = page;
     } while (!cursor.isFinished());
     return keys;
+  }
+
+  /**
+   * The shared URL with {@code password} in it for the default user, unless the URL already carries
+   * credentials: a test's default user has none ({@code nopass} accepts any), so the store works
+   * while the test looks for the password in logs and errors.
+   */
+  public String urlWithPassword(String password) {
+    return url.contains("@") ? url : url.replaceFirst("://", "://default:" + password + "@");
   }
 
   /** Deletes this fixture's keys and closes its connection. */
@@ -89,7 +101,8 @@ final class TestRedis implements AutoCloseable {
     }
   }
 
-  static synchronized String sharedUrl() {
+  /** The URL of the server every test shares: the configured one if it answers, else embedded. */
+  public static synchronized String sharedUrl() {
     if (sharedUrl != null) {
       return sharedUrl;
     }
@@ -98,7 +111,7 @@ final class TestRedis implements AutoCloseable {
     if (answers(url)) {
       sharedUrl = url;
     } else {
-      int port = freePort();
+      int port = Ports.free();
       sharedEmbedded = embedded(port);
       start(sharedEmbedded);
       Runtime.getRuntime().addShutdownHook(new Thread(TestRedis::stopShared));
@@ -108,33 +121,39 @@ final class TestRedis implements AutoCloseable {
   }
 
   /** Starts a server of the test's own on a free port; the test stops and restarts it. */
-  static OwnServer startOwnServer(String... settings) {
-    OwnServer server = new OwnServer(freePort(), settings);
+  public static OwnServer startOwnServer(String... settings) {
+    OwnServer server = new OwnServer(Ports.free(), settings);
     server.start();
     return server;
   }
 
   /** An embedded redis-server on a fixed port that can be stopped and started again. */
-  static final class OwnServer implements AutoCloseable {
-    final int port;
+  public static final class OwnServer implements AutoCloseable {
+
+    /** The port it listens on, the same across restarts. */
+    public final int port;
+
     private final String[] settings;
     private RedisServer server;
 
-    OwnServer(int port, String... settings) {
+    private OwnServer(int port, String... settings) {
       this.port = port;
-      this.settings = settings;
+      this.settings = settings.clone();
     }
 
-    String url() {
+    /** {@code redis://127.0.0.1:<port>}. */
+    public String url() {
       return "redis://127.0.0.1:" + port;
     }
 
-    synchronized void start() {
+    /** Starts it (again) on the same port with the same settings. */
+    public synchronized void start() {
       server = embedded(port, settings);
       TestRedis.start(server);
     }
 
-    synchronized void stop() {
+    /** Stops it; a stopped server stays stopped. */
+    public synchronized void stop() {
       if (server != null) {
         try {
           server.stop();
@@ -213,14 +232,5 @@ final class TestRedis implements AutoCloseable {
             .socketOptions(SocketOptions.builder().connectTimeout(WAIT).build())
             .build());
     return client;
-  }
-
-  static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      socket.setReuseAddress(true);
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 }
