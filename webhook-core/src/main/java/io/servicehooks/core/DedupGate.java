@@ -265,13 +265,54 @@ final class DedupGate {
       }
       return settle(event, mine, found, poll);
     }
+    CompletionStage<Deduplicator.Claim> original = stage;
     return asked
         .handle(
-            (found, failure) ->
-                failure != null
-                    ? storeFailed(event, mine, failure)
-                    : settle(event, mine, found, poll))
+            (found, failure) -> {
+              if (failure == null) {
+                return settle(event, mine, found, poll);
+              }
+              if (original != null && unwrap(failure) instanceof TimeoutException) {
+                releaseIfClaimedLate(mine.key, original);
+              }
+              return storeFailed(event, mine, failure);
+            })
         .thenCompose(DedupGate::toFuture);
+  }
+
+  /**
+   * The claim timed out here but the store may still take it (its own time-out is longer, or its
+   * answer was on the way): a claim that arrives after this process gave up belongs to nobody and
+   * would hold the event's copies off for a whole lease. Released as soon as it is known.
+   */
+  private void releaseIfClaimedLate(String key, CompletionStage<Deduplicator.Claim> stage) {
+    stage.whenComplete(
+        (late, failure) -> {
+          if (late == null || late.status() != Deduplicator.Claim.Status.CLAIMED) {
+            return;
+          }
+          try {
+            store
+                .release(key, late.token())
+                .whenComplete(
+                    (released, releaseFailure) -> {
+                      if (releaseFailure != null) {
+                        log.warn(
+                            "Dedup store took the claim on {} after its time-out and could not"
+                                + " release it; its copies wait until the lease ends",
+                            LogSafe.escape(key),
+                            unwrap(releaseFailure));
+                      } else {
+                        log.debug(
+                            "Released the claim on {} that the store took after its time-out",
+                            LogSafe.escape(key));
+                      }
+                    });
+          } catch (RuntimeException thrown) {
+            log.warn(
+                "Dedup store failed to release a late claim on {}", LogSafe.escape(key), thrown);
+          }
+        });
   }
 
   /** What the store found: a Claim, or (running elsewhere) a future of the copy's wait. */

@@ -29,9 +29,11 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -93,6 +95,15 @@ public final class RedisDeduplicator implements Deduplicator, AutoCloseable {
 
   private static final Base64.Encoder TOKENS = Base64.getUrlEncoder().withoutPadding();
 
+  /** Pause between attempts to release claims whose answer never came. */
+  static final Duration UNANSWERED_RETRY = Duration.ofMillis(500);
+
+  /**
+   * At most this many unanswered claims wait for their release; past it the lease ends the rest (a
+   * long outage fails claims by the thousand, most never sent at all).
+   */
+  static final int MAX_UNANSWERED = 10_000;
+
   private final String prefix;
   private final Duration window;
   private final Duration commandTimeout;
@@ -108,6 +119,12 @@ public final class RedisDeduplicator implements Deduplicator, AutoCloseable {
 
   private final AtomicLong tokens = new AtomicLong();
   private final AtomicBoolean closed = new AtomicBoolean();
+
+  /** Claims that failed here but may have run on Redis, waiting for their release. */
+  private final ConcurrentLinkedQueue<Unanswered> unanswered = new ConcurrentLinkedQueue<>();
+
+  private final AtomicInteger unansweredCount = new AtomicInteger();
+  private final AtomicBoolean releaseScheduled = new AtomicBoolean();
   private final Script claimScript;
   private final Script doneScript;
   private final Script releaseScript;
@@ -181,6 +198,12 @@ public final class RedisDeduplicator implements Deduplicator, AutoCloseable {
             redisKey,
             Scripts.CLAIMED + token,
             Long.toString(leaseMillis))
+        .whenComplete(
+            (answer, failure) -> {
+              if (failure != null) {
+                releaseUnanswered(Unanswered.of(redisKey, token, leaseMillis));
+              }
+            })
         .thenApply(answer -> toClaim(answer, token, redisKey));
   }
 
@@ -337,6 +360,77 @@ public final class RedisDeduplicator implements Deduplicator, AutoCloseable {
       call = call.orTimeout(commandTimeout.plus(BACKSTOP_MARGIN).toMillis(), TimeUnit.MILLISECONDS);
     }
     return call.exceptionallyCompose(e -> CompletableFuture.failedFuture(safe(unwrap(e))));
+  }
+
+  /**
+   * A claim whose call failed here (time-out, connection cut) but which Redis may still run, or
+   * have run, once it catches up: its {@code SET NX} would then hold the key for a lease with no
+   * owner, and the platform's retries would be answered 503 {@code in_flight} until it ends. The
+   * token is this store's, so a release for it is sent at once: on the same connection it runs
+   * after the claim, whatever the claim did. A release that fails too is retried every {@link
+   * #UNANSWERED_RETRY} until it is answered or the lease would have ended the claim anyway.
+   */
+  private record Unanswered(String redisKey, String token, long deadlineNanos) {
+    static Unanswered of(String redisKey, String token, long leaseMillis) {
+      return new Unanswered(
+          redisKey, token, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(leaseMillis));
+    }
+  }
+
+  private void releaseUnanswered(Unanswered claim) {
+    if (closed.get()) {
+      return;
+    }
+    CompletableFuture<Long> release;
+    try {
+      release =
+          run(
+              releaseScript,
+              ScriptOutputType.INTEGER,
+              claim.redisKey(),
+              Scripts.CLAIMED + claim.token());
+    } catch (RuntimeException e) {
+      release = CompletableFuture.failedFuture(e);
+    }
+    release.whenComplete(
+        (n, failure) -> {
+          if (failure == null) {
+            if (n != null && n == 1L) {
+              LOG.debug(
+                  "Released the claim on {} that Redis took after its caller gave up",
+                  printable(claim.redisKey()));
+            }
+            return;
+          }
+          retryLater(claim);
+        });
+  }
+
+  private void retryLater(Unanswered claim) {
+    if (closed.get() || System.nanoTime() - claim.deadlineNanos() >= 0) {
+      return; // the lease has ended the claim, if it ever ran
+    }
+    if (unansweredCount.incrementAndGet() > MAX_UNANSWERED) {
+      unansweredCount.decrementAndGet();
+      return;
+    }
+    unanswered.add(claim);
+    if (releaseScheduled.compareAndSet(false, true)) {
+      CompletableFuture.delayedExecutor(UNANSWERED_RETRY.toMillis(), TimeUnit.MILLISECONDS)
+          .execute(this::releaseWaiting);
+    }
+  }
+
+  private void releaseWaiting() {
+    releaseScheduled.set(false);
+    for (int n = unansweredCount.get(); n > 0; n--) {
+      Unanswered claim = unanswered.poll();
+      if (claim == null) {
+        break;
+      }
+      unansweredCount.decrementAndGet();
+      releaseUnanswered(claim);
+    }
   }
 
   /** {@code text} with control characters escaped, so an event id cannot forge a log line. */
