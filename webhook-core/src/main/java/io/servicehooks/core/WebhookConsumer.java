@@ -179,7 +179,13 @@ public final class WebhookConsumer implements AutoCloseable {
     Deduplicator store = s.store();
     DedupGate gate =
         new DedupGate(
-            store, s.inFlightWait, s.dedupLease, s.dedupTimeout, s.failOpen, s.dedupScheduler);
+            store,
+            s.inFlightWait,
+            s.dedupLease,
+            s.dedupTimeout,
+            s.failOpen,
+            s.dedupScheduler,
+            s.leaseTicker);
     this.storeMayBlock = s.inbox != null ? s.inbox.mayBlock() : store.mayBlock();
     this.metrics = s.metricsBinder.metrics(gate);
     gate.metrics(metrics);
@@ -468,11 +474,12 @@ public final class WebhookConsumer implements AutoCloseable {
      * {@code webhook.delivery.latency}, {@code webhook.duplicates.waiting}, the dedup meters
      * ({@code webhook.dedup.store}, a timer tagged {@code operation} and {@code outcome} for stores
      * that {@linkplain Deduplicator#mayBlock() may block}; the counters {@code
-     * webhook.dedup.running.elsewhere}, {@code webhook.dedup.lease.expired} and {@code
-     * webhook.dedup.fail.open}) and the in-memory store's cache meters ({@code cache.*} with {@code
-     * cache=webhook.dedup}) in this registry. Without it nothing is recorded and Micrometer need
-     * not be present. The {@code type} tag of {@code webhook.events} takes at most {@link
-     * WebhookConsumer#MAX_TYPE_TAGS} values, then {@link WebhookConsumer#OTHER_TYPE_TAG}.
+     * webhook.dedup.running.elsewhere}, {@code webhook.dedup.lease.expired}, {@code
+     * webhook.dedup.claim.lost} and {@code webhook.dedup.fail.open}) and the in-memory store's
+     * cache meters ({@code cache.*} with {@code cache=webhook.dedup}) in this registry. Without it
+     * nothing is recorded and Micrometer need not be present. The {@code type} tag of {@code
+     * webhook.events} takes at most {@link WebhookConsumer#MAX_TYPE_TAGS} values, then {@link
+     * WebhookConsumer#OTHER_TYPE_TAG}.
      */
     public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
       settings.metricsBinder = new MicrometerBinder(Objects.requireNonNull(registry, "registry"));
@@ -630,6 +637,12 @@ public final class WebhookConsumer implements AutoCloseable {
      */
     public Builder refusalLogInterval(Duration interval) {
       settings.refusalLogInterval(interval);
+      return this;
+    }
+
+    /** Tests only: the clock on which a lease is known to still run, in nanoseconds. */
+    Builder leaseTicker(java.util.function.LongSupplier nanoTicker) {
+      settings.leaseTicker = Objects.requireNonNull(nanoTicker, "nanoTicker");
       return this;
     }
 

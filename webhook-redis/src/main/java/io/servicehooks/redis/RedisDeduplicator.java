@@ -303,7 +303,13 @@ public final class RedisDeduplicator implements Deduplicator, AutoCloseable {
         n -> {
           boolean owns = n != null && n == 1L;
           if (!owns) {
-            LOG.debug("{} of {}: the token no longer owns the key", operation, printable(redisKey));
+            // The core tells a lost key from a lease that ran out by its timing; this line says
+            // what Redis held instead.
+            LOG.debug(
+                "{} of {}: the token no longer owns the key, which {}",
+                operation,
+                printable(redisKey),
+                n != null && n == 0L ? "is missing" : "another owner holds (or marked done)");
           }
           return owns;
         });
@@ -530,6 +536,7 @@ public final class RedisDeduplicator implements Deduplicator, AutoCloseable {
     private Duration window = Deduplicator.DEFAULT_WINDOW;
     private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
     private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
+    private boolean requireNoEviction;
 
     private Builder(
         RedisURI uri,
@@ -590,10 +597,26 @@ public final class RedisDeduplicator implements Deduplicator, AutoCloseable {
     }
 
     /**
-     * Connects and returns the store.
+     * Whether {@link #build()} refuses a Redis whose {@code maxmemory-policy} is not {@code
+     * noeviction} (default {@code false}: one WARN line at start-up). An evicting policy ({@code
+     * volatile-*} evicts exactly the keys of this store, which all have a TTL; {@code allkeys-*}
+     * too) drops remembered ids under memory pressure, and an evicted id runs again when its copy
+     * arrives, answered 200 both times. When the policy cannot be read ({@code CONFIG} disabled, as
+     * on several managed services, and {@code INFO} refused too) one line says so either way.
+     */
+    public Builder requireNoEviction(boolean require) {
+      this.requireNoEviction = require;
+      return this;
+    }
+
+    /**
+     * Connects, checks the server's eviction policy (see {@link #requireNoEviction}), and returns
+     * the store.
      *
      * @throws io.lettuce.core.RedisConnectionException or another {@link RuntimeException} when
      *     Redis cannot be reached within the connect time-out (the message hides the password)
+     * @throws IllegalStateException with {@link #requireNoEviction requireNoEviction(true)}, when
+     *     the server's {@code maxmemory-policy} is not {@code noeviction}
      */
     public RedisDeduplicator build() {
       Connected connected;
@@ -606,7 +629,14 @@ public final class RedisDeduplicator implements Deduplicator, AutoCloseable {
       } else {
         connected = connectOwn();
       }
-      return new RedisDeduplicator(this, connected);
+      RedisDeduplicator store = new RedisDeduplicator(this, connected);
+      try {
+        EvictionPolicy.check(connected.commands(), commandTimeout, requireNoEviction, description);
+      } catch (RuntimeException refused) {
+        store.close();
+        throw refused;
+      }
+      return store;
     }
 
     private Connected connectOwn() {
