@@ -57,7 +57,7 @@ import org.slf4j.LoggerFactory;
  */
 final class FileHeartbeatStore implements HeartbeatStore {
 
-  private static final Logger log = LoggerFactory.getLogger(CatchUp.class);
+  private static final Logger log = LoggerFactory.getLogger(FileHeartbeatStore.class);
   private static final String HEADER = "# servicehooks catch-up state, format 1";
   private static final String HEADER_START = "# servicehooks catch-up state";
   private static final Duration LOCK_WAIT = Duration.ofSeconds(5);

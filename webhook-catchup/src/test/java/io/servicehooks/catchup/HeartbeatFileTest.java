@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
  */
 final class HeartbeatFileTest {
 
-  private final Logger logger = (Logger) LoggerFactory.getLogger(CatchUp.class);
+  private final Logger logger = (Logger) LoggerFactory.getLogger("io.servicehooks.catchup");
   private final ListAppender<ILoggingEvent> lines = new ListAppender<>();
   private Path dir;
   private Path file;

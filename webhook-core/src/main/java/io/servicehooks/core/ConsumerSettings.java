@@ -52,6 +52,7 @@ final class ConsumerSettings {
   /** The clock that tells whether an owner's lease certainly still ran; tests move a fake one. */
   LongSupplier leaseTicker = System::nanoTime;
 
+  final List<DeliveryObserver> observers = new ArrayList<>();
   EventInbox inbox;
   Duration inboxTimeout = WebhookConsumer.DEFAULT_INBOX_TIMEOUT;
   Duration dedupLease = Deduplicator.DEFAULT_LEASE;

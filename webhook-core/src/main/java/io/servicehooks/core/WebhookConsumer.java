@@ -163,6 +163,7 @@ public final class WebhookConsumer implements AutoCloseable {
   private final Answers answers;
   private final Metrics metrics;
   private final RefusalLog refusals;
+  private final DeliveryObserver[] observers;
 
   private final Acknowledgement acknowledgement;
   private final boolean listenersNonBlocking;
@@ -212,6 +213,7 @@ public final class WebhookConsumer implements AutoCloseable {
     }
     this.listenersNonBlocking = s.listenersNonBlocking;
     this.listenerCount = s.routes.size();
+    this.observers = s.observers.toArray(DeliveryObserver[]::new);
   }
 
   /** A builder; {@link Builder#consumerSecrets} is the one required setting. */
@@ -270,20 +272,45 @@ public final class WebhookConsumer implements AutoCloseable {
       return CompletableFuture.completedFuture(
           WebhookResponse.error(400, "malformed_payload", e.getMessage()));
     }
+    CompletableFuture<WebhookResponse> answer;
     if (executor != null && storeMayBlock) {
       // The store may do I/O: ask it from the executor, not from this thread, in either mode.
       // Listeners then run on that worker too; a store that answers later resumes on the executor
       // instead of holding the worker while it waits.
-      return handOff.run(
-          executor,
-          start,
-          () -> acknowledgementMode.acknowledge(events, start, null, executor),
-          List.of());
+      answer =
+          handOff.run(
+              executor,
+              start,
+              () -> acknowledgementMode.acknowledge(events, start, null, executor),
+              List.of());
+    } else {
+      try {
+        answer = acknowledgementMode.acknowledge(events, start, executor, executor);
+      } catch (RuntimeException storeFailure) {
+        answer = CompletableFuture.completedFuture(answers.internalError(storeFailure, start));
+      }
     }
-    try {
-      return acknowledgementMode.acknowledge(events, start, executor, executor);
-    } catch (RuntimeException storeFailure) {
-      return CompletableFuture.completedFuture(answers.internalError(storeFailure, start));
+    if (observers.length == 0) {
+      return answer;
+    }
+    if (answer.isDone()) {
+      observe(answer.join());
+      return answer;
+    }
+    return answer.thenApply(
+        response -> {
+          observe(response);
+          return response;
+        });
+  }
+
+  private void observe(WebhookResponse response) {
+    for (DeliveryObserver observer : observers) {
+      try {
+        observer.answered(response.status());
+      } catch (RuntimeException e) {
+        log.warn("A delivery observer failed; the answer stands", e);
+      }
     }
   }
 
@@ -446,6 +473,16 @@ public final class WebhookConsumer implements AutoCloseable {
     /** Adds a listener for every event. */
     public Builder onAny(WebhookListener listener) {
       return on("*", listener);
+    }
+
+    /**
+     * Adds an observer told the status of every answer to a verified delivery (after the signature
+     * and payload checks; bad requests are not reported). Observers run on the answering thread and
+     * must not block; webhook-catchup installs one to notice periods of refused deliveries.
+     */
+    public Builder onAnswered(DeliveryObserver observer) {
+      settings.observers.add(Objects.requireNonNull(observer, "observer"));
+      return this;
     }
 
     /** Replaces the default error handler, which logs the failure at ERROR. */
