@@ -476,7 +476,10 @@ public final class PostgresInbox implements EventInbox {
           Migrations.apply(c, s.tables, s.timeoutSeconds());
         } catch (SQLException e) {
           throw new IllegalStateException(
-              "could not create the inbox schema " + s.tables + ": " + e.getMessage(), e);
+              "could not create the inbox schema "
+                  + s.tables
+                  + ": "
+                  + DatabaseMessages.describe(e, null));
         }
       }
       s.meters.bind(s);

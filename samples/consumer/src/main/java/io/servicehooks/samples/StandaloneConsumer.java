@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.servicehooks.core.WebhookConsumer;
+import io.servicehooks.postgres.DatabaseMessages;
 import io.servicehooks.postgres.PostgresInbox;
 import io.servicehooks.redis.RedisDeduplicator;
 import io.servicehooks.undertow.WebhookServer;
@@ -268,7 +269,10 @@ public final class StandaloneConsumer implements AutoCloseable {
       pool = database.pool(PostgresInbox.DEFAULT_WRITERS + workers + 3);
     } catch (java.sql.SQLException | RuntimeException e) {
       throw new DatabaseUnavailableException(
-          "cannot connect to the database at " + database.redactedUrl() + ": " + reason(e));
+          "cannot connect to the database at "
+              + database.redactedUrl()
+              + ": "
+              + reason(e, database.password()));
     }
     try {
       PostgresInbox.Builder inbox =
@@ -300,7 +304,7 @@ public final class StandaloneConsumer implements AutoCloseable {
               + " at "
               + database.redactedUrl()
               + ": "
-              + reason(e));
+              + reason(e, database.password()));
     }
     log.info(
         "Durable mode: deliveries are answered once stored in {}.{} at {} (user {}), {} workers",
@@ -312,15 +316,18 @@ public final class StandaloneConsumer implements AutoCloseable {
     return pool;
   }
 
-  /** The innermost cause's class and first line: the driver's words, never the password. */
-  private static String reason(Throwable e) {
+  /**
+   * The innermost cause's class and first line, through the inbox's scrub: the server may repeat a
+   * user name that swallowed the password, and the driver a {@code password=} parameter.
+   */
+  private static String reason(Throwable e, String password) {
     Throwable root = e;
     while (root.getCause() != null && root.getCause() != root) {
       root = root.getCause();
     }
     String message =
         root.getMessage() == null ? "" : root.getMessage().lines().findFirst().orElse("");
-    return root.getClass().getSimpleName() + ": " + message;
+    return DatabaseMessages.scrub(root.getClass().getSimpleName() + ": " + message, password);
   }
 
   /**
