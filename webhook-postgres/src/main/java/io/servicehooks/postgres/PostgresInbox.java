@@ -10,6 +10,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -121,11 +122,13 @@ public final class PostgresInbox implements EventInbox {
   private final AtomicBoolean started = new AtomicBoolean();
   private final AtomicBoolean closed = new AtomicBoolean();
 
+  private final InboxHealth health = new InboxHealth();
+
   private PostgresInbox(Settings s) {
     this.settings = s;
-    this.workers = new Workers(s);
-    this.writer = new GroupCommitWriter(s, workers);
-    this.maintenance = new Maintenance(s);
+    this.workers = new Workers(s, health);
+    this.writer = new GroupCommitWriter(s, workers, health);
+    this.maintenance = new Maintenance(s, health);
   }
 
   /** A builder; {@link Builder#dataSource} is the one required setting. */
@@ -164,6 +167,18 @@ public final class PostgresInbox implements EventInbox {
     return false;
   }
 
+  /**
+   * Why this inbox cannot do its work now, or empty when it can: one of its threads (writer,
+   * poller, marker, maintenance) is gone, one of their loops failed unexpectedly (an {@code
+   * OutOfMemoryError}, say) within the last minute and started over, or it is closed. A database
+   * outage is not a problem here: stores are answered 503 and the loops resume by themselves. Meant
+   * for health checks: the standalone consumer's {@code /health} and the Spring {@code
+   * webhookInbox} indicator report DOWN with it.
+   */
+  public Optional<String> problem() {
+    return health.problem();
+  }
+
   /** Operations on this inbox's tables, with its names, retention and time-outs. */
   public InboxAdmin admin() {
     return InboxAdmin.builder()
@@ -187,10 +202,16 @@ public final class PostgresInbox implements EventInbox {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
+    health.closed();
     long deadline = System.nanoTime() + settings.drainTimeout.toNanos();
     writer.close(deadline);
     workers.close(deadline);
     maintenance.close();
+  }
+
+  /** Tests: the marker thread, to stop it as a fault would. */
+  Thread markerThread() {
+    return workers.marker().thread();
   }
 
   /** Tests: stops every thread at once and marks nothing, as a killed process would. */

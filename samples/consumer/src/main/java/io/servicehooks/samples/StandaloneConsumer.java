@@ -201,11 +201,23 @@ public final class StandaloneConsumer implements AutoCloseable {
       // on this). In durable mode the inbox's workers run it, after the event's other listeners.
       builder.onAny(event -> log.info("Handled {} event {}", event.type(), event.id()));
     }
+    PostgresInbox[] inbox = new PostgresInbox[1];
     HikariDataSource pool =
-        database == null ? null : durable(settings, database, registry, builder);
+        database == null ? null : durable(settings, database, registry, builder, inbox);
     HttpHandler health =
         exchange -> {
           exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, "application/json");
+          // Durable mode: DOWN when an inbox thread is gone or its loops keep failing, so an
+          // orchestrator replaces an instance that answers 200 but no longer runs what it stored.
+          java.util.Optional<String> problem =
+              inbox[0] == null ? java.util.Optional.empty() : inbox[0].problem();
+          if (problem.isPresent()) {
+            exchange.setStatusCode(503);
+            exchange
+                .getResponseSender()
+                .send("{\"status\":\"DOWN\",\"inbox\":\"" + jsonText(problem.get()) + "\"}");
+            return;
+          }
           exchange.getResponseSender().send("{\"status\":\"UP\"}");
         };
     HttpHandler metrics =
@@ -261,7 +273,8 @@ public final class StandaloneConsumer implements AutoCloseable {
       Settings settings,
       DatabaseSettings database,
       PrometheusMeterRegistry registry,
-      WebhookConsumer.Builder builder) {
+      WebhookConsumer.Builder builder,
+      PostgresInbox[] built) {
     int workers =
         settings.workerThreads() > 0 ? settings.workerThreads() : PostgresInbox.DEFAULT_WORKERS;
     HikariDataSource pool;
@@ -295,7 +308,8 @@ public final class StandaloneConsumer implements AutoCloseable {
       if (database.lease() != null) {
         inbox.lease(database.lease());
       }
-      builder.inbox(inbox.build());
+      built[0] = inbox.build();
+      builder.inbox(built[0]);
     } catch (RuntimeException e) {
       pool.close();
       throw new DatabaseUnavailableException(
@@ -314,6 +328,21 @@ public final class StandaloneConsumer implements AutoCloseable {
         database.user() == null ? "from the URL" : database.user(),
         workers);
     return pool;
+  }
+
+  /** {@code text} as the inside of a JSON string: quotes, backslashes and controls escaped. */
+  private static String jsonText(String text) {
+    StringBuilder out = new StringBuilder(text.length());
+    for (char c : text.toCharArray()) {
+      if (c == '"' || c == '\\') {
+        out.append('\\').append(c);
+      } else if (c < 0x20) {
+        out.append(String.format("\\u%04x", (int) c));
+      } else {
+        out.append(c);
+      }
+    }
+    return out.toString();
   }
 
   /**
