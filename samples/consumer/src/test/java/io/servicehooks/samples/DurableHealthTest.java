@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Durable mode's {@code /health}: UP while the inbox's threads run, 503 DOWN naming the thread once
- * one is gone (here the marker, stopped from outside as a fault would), so an orchestrator
- * replaces an instance that would answer 200 but never mark what it ran.
+ * one is gone (here the marker, stopped from outside as a fault would), so an orchestrator replaces
+ * an instance that would answer 200 but never mark what it ran.
  */
 final class DurableHealthTest {
 
