@@ -415,13 +415,20 @@ public final class PostgresInbox implements EventInbox {
       return this;
     }
 
-    /** Rows deleted per purge statement (default {@value #DEFAULT_PURGE_BATCH_SIZE}). */
+    /**
+     * Rows deleted by the first purge statement of a run (default {@value
+     * #DEFAULT_PURGE_BATCH_SIZE}), and the least: the batch grows while statements are quick (up
+     * to 20,000 rows) and shrinks when they are slow, and a run goes on until it caught up.
+     */
     public Builder purgeBatchSize(int rows) {
       s.purgeBatchSize = atLeastOne("purgeBatchSize", rows);
       return this;
     }
 
-    /** How often this instance purges (default 5 min). */
+    /**
+     * How often this instance purges once it caught up (default 5 min); a run that did not catch up
+     * is followed by the next at once.
+     */
     public Builder purgeInterval(Duration interval) {
       s.purgeInterval = positive("purgeInterval", interval);
       return this;

@@ -110,8 +110,8 @@ final class LargeBatchIT {
     assertThat(review.length()).isBetween(900_000, WebhookConsumer.DEFAULT_MAX_BODY_BYTES);
     long began = System.nanoTime();
     // As the platform does: a delivery not answered 200 is sent again.
-    deliverUntil200(port, review);
-    deliverUntil200(port, big);
+    List<Integer> reviewAnswers = deliverUntil200(port, review);
+    List<Integer> bigAnswers = deliverUntil200(port, big);
     long stored = System.nanoTime();
     int events = most[0] + 2_000;
 
@@ -141,7 +141,8 @@ final class LargeBatchIT {
         events, most[0], (stored - began) / 1e9, (done - stored) / 1e9);
   }
 
-  private static void deliverUntil200(int port, String body) throws Exception {
+  /** Sends until answered 200, as the platform retries; the statuses in order (0: no answer). */
+  private static List<Integer> deliverUntil200(int port, String body) throws Exception {
     HttpRequest request =
         HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/webhooks"))
             .timeout(Duration.ofSeconds(10))
@@ -150,6 +151,7 @@ final class LargeBatchIT {
             .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8))
             .build();
     int[] status = new int[1];
+    List<Integer> answers = new ArrayList<>();
     await()
         .atMost(Duration.ofSeconds(90))
         .pollInterval(Duration.ofSeconds(1))
@@ -161,8 +163,10 @@ final class LargeBatchIT {
               } catch (IOException timedOut) {
                 status[0] = 0;
               }
+              answers.add(status[0]);
               return status[0] == 200;
             });
+    return answers;
   }
 
   private Process start(Path output, Map<String, String> env) throws IOException {
