@@ -417,8 +417,8 @@ public final class PostgresInbox implements EventInbox {
 
     /**
      * Rows deleted by the first purge statement of a run (default {@value
-     * #DEFAULT_PURGE_BATCH_SIZE}), and the least: the batch grows while statements are quick (up
-     * to 20,000 rows) and shrinks when they are slow, and a run goes on until it caught up.
+     * #DEFAULT_PURGE_BATCH_SIZE}), and the least: the batch grows while statements are quick (up to
+     * 20,000 rows) and shrinks when they are slow, and a run goes on until it caught up.
      */
     public Builder purgeBatchSize(int rows) {
       s.purgeBatchSize = atLeastOne("purgeBatchSize", rows);
