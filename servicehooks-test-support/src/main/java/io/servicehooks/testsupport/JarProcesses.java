@@ -115,6 +115,7 @@ public final class JarProcesses implements AutoCloseable, AfterEachCallback {
   public final class Launch {
     private final Map<String, String> env = new LinkedHashMap<>();
     private final Set<String> without = new LinkedHashSet<>();
+    private final List<String> jvmOptions = new ArrayList<>();
     private final List<String> args = new ArrayList<>();
     private ProcessBuilder.Redirect output;
 
@@ -135,6 +136,12 @@ public final class JarProcesses implements AutoCloseable, AfterEachCallback {
     /** Removes {@code names} from the inherited environment (set ones still win). */
     public Launch without(String... names) {
       without.addAll(List.of(names));
+      return this;
+    }
+
+    /** JVM options before {@code -jar}, such as {@code -Xmx256m}. */
+    public Launch jvmOptions(String... options) {
+      jvmOptions.addAll(List.of(options));
       return this;
     }
 
@@ -161,7 +168,9 @@ public final class JarProcesses implements AutoCloseable, AfterEachCallback {
      * output is left on {@link Process#getInputStream()} for the test to read.
      */
     public Process start() throws IOException {
-      List<String> command = new ArrayList<>(List.of(java(), "-jar", jar.toString()));
+      List<String> command = new ArrayList<>(List.of(java()));
+      command.addAll(jvmOptions);
+      command.addAll(List.of("-jar", jar.toString()));
       command.addAll(args);
       ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
       if (output != null) {
