@@ -199,6 +199,15 @@ final class Api {
         .withHeaders(rateHeaders(false));
   }
 
+  /**
+   * Checks a call's bearer token without counting it against the rate limit (the stream connect):
+   * null when it is the current token, else the 401 answer.
+   */
+  ApiResponse authenticate(ApiRequest request) {
+    ApiResponse unauthorized = checkBearer(request);
+    return unauthorized == null ? null : unauthorized.withHeaders(rateHeaders(false));
+  }
+
   private ApiResponse v2(ApiRequest request) {
     ApiResponse unauthorized = checkBearer(request);
     if (unauthorized != null) {
