@@ -112,6 +112,7 @@ public final class PlatformSimulator implements AutoCloseable {
             clock,
             crc,
             deliveries,
+            streams,
             builder.responseStyle);
   }
 
