@@ -113,8 +113,12 @@ final class ControlHandler implements HttpHandler {
       case "faults/stream/rate-limit":
         return queue(
             json,
-            StreamFault.rateLimited(
-                simulator.now().plusSeconds(integer(json, "reset_in_seconds", 60, 0, 86_400))));
+            json.path("without_reset").asBoolean(false)
+                ? StreamFault.rateLimitedWithoutReset()
+                : StreamFault.rateLimited(
+                    simulator.now().plusSeconds(integer(json, "reset_in_seconds", 60, 0, 86_400))));
+      case "faults/stream/forbidden":
+        return queue(json, StreamFault.forbidden());
       case "faults/stream/unavailable":
         return queue(json, StreamFault.serverError(integer(json, "status", 503, 500, 599)));
       case "faults/stream/too-many-connections":

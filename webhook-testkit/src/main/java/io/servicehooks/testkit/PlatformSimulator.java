@@ -25,10 +25,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * An in-process stand-in for the platform, the "far side" of webhook tests, the CLI's {@code
- * simulate} command and the demo. It serves the token, webhook, replay and activity subscription
- * API on a local port, runs real CRC checks against registered webhook URLs, and signs and POSTs
- * deliveries with retries and replay. Its HMAC code is its own, so it checks the consumer side
- * independently.
+ * simulate} command and the demo. It serves the token, webhook, replay, activity subscription and
+ * connections API on a local port, runs real CRC checks against registered webhook URLs, signs and
+ * POSTs deliveries with retries and replay, and serves the activity stream ({@code GET
+ * /2/activity/stream}) with backfill and its faults ({@link StreamFault}, {@link #dropStreams()},
+ * {@link #stallStreams()}, {@link #disconnectStreams()}). With {@link Builder#controlEndpoint} it
+ * can be driven over HTTP under {@code /_sim/}. Its HMAC code is its own, so it checks the consumer
+ * side independently.
  *
  * <pre>{@code
  * try (PlatformSimulator platform = PlatformSimulator.builder().localMode(true).build().start()) {

@@ -15,6 +15,7 @@ public final class StreamFault {
   enum Kind {
     RATE_LIMITED,
     SERVER_ERROR,
+    FORBIDDEN,
     TOO_MANY_CONNECTIONS
   }
 
@@ -34,6 +35,22 @@ public final class StreamFault {
    */
   public static StreamFault rateLimited(Instant reset) {
     return new StreamFault(Kind.RATE_LIMITED, Objects.requireNonNull(reset, "reset"), 429);
+  }
+
+  /**
+   * The connect is answered 429 with {@code x-rate-limit-limit} and {@code x-rate-limit-remaining:
+   * 0} but no {@code x-rate-limit-reset}, so the reader must choose its own wait.
+   */
+  public static StreamFault rateLimitedWithoutReset() {
+    return new StreamFault(Kind.RATE_LIMITED, null, 429);
+  }
+
+  /**
+   * The connect is answered 403 with a problem body, as for an app whose access to the stream was
+   * withdrawn: retrying will not heal it.
+   */
+  public static StreamFault forbidden() {
+    return new StreamFault(Kind.FORBIDDEN, null, 403);
   }
 
   /** The connect is answered with {@code status} (500 to 599) and a problem body. */
@@ -70,7 +87,11 @@ public final class StreamFault {
   public String toString() {
     switch (kind) {
       case RATE_LIMITED:
-        return "StreamFault.rateLimited(" + reset + ")";
+        return reset == null
+            ? "StreamFault.rateLimitedWithoutReset()"
+            : "StreamFault.rateLimited(" + reset + ")";
+      case FORBIDDEN:
+        return "StreamFault.forbidden()";
       case SERVER_ERROR:
         return "StreamFault.serverError(" + status + ")";
       default:

@@ -120,7 +120,17 @@ final class StreamHandler implements HttpHandler {
   private ApiResponse refusal(StreamFault fault) {
     switch (fault.kind()) {
       case RATE_LIMITED:
+        if (fault.reset() == null) {
+          return ApiResponse.problem(429, "Too Many Requests", "Too Many Requests", "about:blank")
+              .withHeaders(Map.of("x-rate-limit-remaining", "0", "x-rate-limit-limit", "50"));
+        }
         return api.rateLimited(fault.reset());
+      case FORBIDDEN:
+        return ApiResponse.problem(
+            403,
+            "Client Forbidden",
+            "This app is not permitted to use the activity stream (simulated fault).",
+            "client-forbidden");
       case SERVER_ERROR:
         return api.failure(fault.status());
       default:

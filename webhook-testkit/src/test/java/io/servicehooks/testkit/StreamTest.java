@@ -317,6 +317,30 @@ final class StreamTest {
   }
 
   @Test
+  void connect_rateLimitedWithoutReset_429WithoutResetHeader() {
+    PlatformSimulator simulator = start(PlatformSimulator.builder());
+    simulator.enqueueStreamFault(StreamFault.rateLimitedWithoutReset());
+
+    StreamReader limited = connect(simulator, "");
+
+    assertThat(limited.status()).isEqualTo(429);
+    assertThat(limited.response.headers().firstValue("x-rate-limit-reset")).isEmpty();
+    assertThat(limited.response.headers().firstValue("x-rate-limit-remaining")).hasValue("0");
+  }
+
+  @Test
+  void connect_forbiddenFault_403ThenAccepted() {
+    PlatformSimulator simulator = start(PlatformSimulator.builder());
+    simulator.enqueueStreamFault(StreamFault.forbidden());
+
+    StreamReader refused = connect(simulator, "");
+
+    assertThat(refused.status()).isEqualTo(403);
+    assertThat(json(refused.refusal()).path("title").asText()).isEqualTo("Client Forbidden");
+    assertThat(connect(simulator, "").status()).isEqualTo(200);
+  }
+
+  @Test
   void connect_serverErrorFault_503ProblemThenAccepted() {
     PlatformSimulator simulator = start(PlatformSimulator.builder());
     simulator.enqueueStreamFault(StreamFault.serverError(503));
