@@ -40,6 +40,14 @@ final class ListenCommand implements Callable<Integer> {
       description = "POST each event, signed, to this consumer URL (http allowed)")
   String forwardTo;
 
+  // Hidden: tests shorten it to see a stalled stream replaced without waiting 30 s.
+  @Option(
+      names = "--stall-timeout",
+      hidden = true,
+      converter = SimulateCommand.DurationConverter.class,
+      defaultValue = "PT30S")
+  java.time.Duration stallTimeout;
+
   @Override
   public Integer call() {
     URI forward = null;
@@ -83,7 +91,8 @@ final class ListenCommand implements Callable<Integer> {
             top.json,
             top.out(),
             top.err(),
-            top.clock());
+            top.clock(),
+            stallTimeout);
     Thread runner = Thread.currentThread();
     Thread hook =
         new Thread(

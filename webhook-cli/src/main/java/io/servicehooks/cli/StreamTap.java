@@ -45,7 +45,9 @@ final class StreamTap {
     REFUSED
   }
 
+  /** How long without a byte counts as a dead connection; keep-alives come every 20 s. */
   static final Duration STALL_TIMEOUT = Duration.ofSeconds(30);
+
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int MAX_LINE_BYTES = 4 << 20;
 
@@ -61,6 +63,7 @@ final class StreamTap {
   private final PrintWriter err;
   private final Clock clock;
   private final HttpClient http;
+  private final Duration stallTimeout;
 
   private volatile boolean stopping;
   private Instant lastByteAt;
@@ -77,7 +80,8 @@ final class StreamTap {
       boolean json,
       PrintWriter out,
       PrintWriter err,
-      Clock clock) {
+      Clock clock,
+      Duration stallTimeout) {
     this.baseUri = baseUri;
     this.fixedToken = fixedToken;
     this.apiKey = apiKey;
@@ -89,6 +93,7 @@ final class StreamTap {
     this.out = out;
     this.err = err;
     this.clock = clock;
+    this.stallTimeout = stallTimeout;
     this.http =
         HttpClient.newBuilder()
             .connectTimeout(Duration.ofSeconds(5))
@@ -144,7 +149,7 @@ final class StreamTap {
           outageSince = clock.instant();
           err.println(
               "stream ended"
-                  + (stalled ? " (no byte for " + STALL_TIMEOUT.toSeconds() + " s)" : "")
+                  + (stalled ? " (no byte for " + stallTimeout.toMillis() + " ms)" : "")
                   + "; reconnecting");
           err.flush();
           continue; // at once after a drop
@@ -233,7 +238,7 @@ final class StreamTap {
    * chunks through a subscriber and this thread polls for them, so an interrupt, {@link #stop()}
    * and silence are all noticed within a quarter second, never stuck in a blocking read.
    *
-   * @return whether it ended because no byte came for {@link #STALL_TIMEOUT}
+   * @return whether it ended because no byte came for the stall time-out
    */
   private boolean read(Flow.Publisher<List<ByteBuffer>> body) {
     Chunks chunks = new Chunks();
@@ -250,7 +255,7 @@ final class StreamTap {
           return false;
         }
         if (item == null) {
-          if (System.nanoTime() - lastByte > STALL_TIMEOUT.toNanos()) {
+          if (System.nanoTime() - lastByte > stallTimeout.toNanos()) {
             return true;
           }
           continue;

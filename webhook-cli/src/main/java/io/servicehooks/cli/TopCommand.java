@@ -20,8 +20,8 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     versionProvider = VersionProvider.class,
     description =
-        "Register webhooks with the platform, send signed sample events, run a local simulator,"
-            + " operate the durable inbox.",
+        "Register webhooks with the platform, send signed sample events, run and drive a local"
+            + " simulator, hold the activity stream, operate the durable inbox.",
     subcommands = {
       WebhooksCommand.class,
       SubscriptionsCommand.class,

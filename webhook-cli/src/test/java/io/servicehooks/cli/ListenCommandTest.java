@@ -217,6 +217,26 @@ final class ListenCommandTest {
   }
 
   @Test
+  void stall_noByteForTheTimeout_reconnectsWithBackfill() {
+    Listening listening = listen(env(), "--stall-timeout", "PT1S");
+    platform.deliverToStream(event("601", "post.create"));
+    await().until(() -> listening.lines().size() == 1);
+
+    platform.stallStreams();
+
+    // The stalled connection stays open on the platform; listen gives up on it and opens another.
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> platform.openStreams().stream().filter(s -> !s.stalled()).count() == 1);
+    assertThat(listening.err.toString()).contains("no byte for 1000 ms");
+    OpenStream fresh =
+        platform.openStreams().stream().filter(s -> !s.stalled()).findFirst().orElseThrow();
+    assertThat(fresh.backfillMinutes()).isEqualTo(1);
+    platform.deliverToStream(event("602", "post.create"));
+    await().until(() -> listening.lines().stream().anyMatch(l -> l.contains("602")));
+  }
+
+  @Test
   void refusedToken_oneLineAndExit1() throws Exception {
     Map<String, String> env = new HashMap<>();
     env.put("SERVICE_API_BASE_URL", platform.baseUrl().toString());
