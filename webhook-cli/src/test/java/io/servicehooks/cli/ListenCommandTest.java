@@ -10,6 +10,7 @@ import io.servicehooks.core.WebhookEvent;
 import io.servicehooks.testkit.Events;
 import io.servicehooks.testkit.OpenStream;
 import io.servicehooks.testkit.PlatformSimulator;
+import io.servicehooks.testkit.StreamFault;
 import io.servicehooks.undertow.WebhookServer;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -234,6 +235,34 @@ final class ListenCommandTest {
     assertThat(fresh.backfillMinutes()).isEqualTo(1);
     platform.deliverToStream(event("602", "post.create"));
     await().until(() -> listening.lines().stream().anyMatch(l -> l.contains("602")));
+  }
+
+  @Test
+  void reconnect_meets503_waitsAboutFiveSecondsThenConnects() {
+    Listening listening = listen(env());
+    platform.enqueueStreamFault(StreamFault.serverError(503));
+
+    platform.dropStreams();
+
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .until(
+            () -> platform.openStreams().size() == 1 && listening.err.toString().contains("503"));
+    assertThat(listening.err.toString())
+        .containsPattern("stream unavailable \\(HTTP 503.*\\); retrying in 5[0-9]{3} ms");
+    platform.deliverToStream(event("701", "post.create"));
+    await().until(() -> listening.lines().stream().anyMatch(l -> l.contains("701")));
+  }
+
+  @Test
+  void forbidden_oneLineAndExit1() {
+    platform.enqueueStreamFault(StreamFault.forbidden());
+
+    Cli.Run run = Cli.run(env(), "listen");
+
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.err().strip().split("\\R")).hasSize(1);
+    assertThat(run.err()).startsWith("error: the platform refused the bearer token (HTTP 403)");
   }
 
   @Test
