@@ -11,7 +11,6 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -283,6 +282,6 @@ final class ControlHandler implements HttpHandler {
   private static ApiResponse error(int status, String detail) {
     ObjectNode body = Json.object();
     body.put("error", detail);
-    return ApiResponse.json(status, body, "application/json").withHeaders(Map.of());
+    return ApiResponse.json(status, body, "application/json");
   }
 }
