@@ -20,15 +20,18 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     versionProvider = VersionProvider.class,
     description =
-        "Register webhooks with the platform, send signed sample events, run a local simulator,"
-            + " operate the durable inbox.",
+        "Register webhooks with the platform, send signed sample events, run and drive a local"
+            + " simulator, hold the activity stream, operate the durable inbox.",
     subcommands = {
       WebhooksCommand.class,
       SubscriptionsCommand.class,
       SendCommand.class,
       SimulateCommand.class,
       InboxCommand.class,
-      AuthCommand.class
+      AuthCommand.class,
+      ConnectionsCommand.class,
+      TriggerCommand.class,
+      ListenCommand.class
     },
     footerHeading = "%nEnvironment:%n",
     footer = {
@@ -36,7 +39,8 @@ import picocli.CommandLine.Spec;
       "  SERVICE_BEARER_TOKEN                 app-only bearer token, if no key/secret",
       "  SERVICE_API_BASE_URL                 platform address",
       "                                       (default " + TopCommand.DEFAULT_BASE_URL + ")",
-      "  SERVICE_CONSUMER_SECRET              signs the events that `send` sends",
+      "  SERVICE_CONSUMER_SECRET              signs the events that `send` sends and",
+      "                                       `listen --forward-to` forwards",
       "  SERVICE_USER_TOKEN, SERVICE_USER_TOKEN_SECRET",
       "                                       a user's token, over `auth login`'s file",
       "  SERVICEHOOKS_JDBC_URL                the durable inbox's database, for `inbox`",
