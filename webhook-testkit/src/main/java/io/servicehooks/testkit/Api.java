@@ -16,7 +16,6 @@ import java.time.format.DateTimeParseException;
 import java.time.format.ResolverStyle;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Deque;
 import java.util.HashMap;
@@ -60,13 +59,14 @@ final class Api {
   private final Deliveries deliveries;
   private final SecureRandom random = new SecureRandom();
   private final AtomicLong ids;
+  private final SubscriptionsResource subscriptions;
+  private final ConnectionsResource connections;
 
   private final Object lock = new Object();
   // Guarded by lock.
   private String currentToken;
   private final Set<String> retiredTokens = new HashSet<>();
   private final Map<String, Webhook> webhooks = new LinkedHashMap<>();
-  private final Map<String, ObjectNode> subscriptions = new LinkedHashMap<>();
   private final Deque<Fault> faults = new ArrayDeque<>();
   private Instant rateWindowEnd = Instant.MIN;
   private int rateRemaining;
@@ -86,6 +86,7 @@ final class Api {
       SimClock clock,
       CrcCheck crc,
       Deliveries deliveries,
+      StreamHub streams,
       ResponseStyle style) {
     this.apiKey = apiKey.getBytes(StandardCharsets.UTF_8);
     this.apiSecret = apiSecret.getBytes(StandardCharsets.UTF_8);
@@ -98,6 +99,9 @@ final class Api {
     this.deliveries = deliveries;
     this.style = style;
     this.ids = new AtomicLong(1_800_000_000_000_000_000L + random.nextInt(1_000_000) * 1_000_000L);
+    this.subscriptions =
+        new SubscriptionsResource(clock, this::nextId, id -> find(id) != null, () -> this.style);
+    this.connections = new ConnectionsResource(streams);
   }
 
   // ---------------------------------------------------------------- operations for the simulator
@@ -199,6 +203,15 @@ final class Api {
         .withHeaders(rateHeaders(false));
   }
 
+  /**
+   * Checks a call's bearer token without counting it against the rate limit (the stream connect):
+   * null when it is the current token, else the 401 answer.
+   */
+  ApiResponse authenticate(ApiRequest request) {
+    ApiResponse unauthorized = checkBearer(request);
+    return unauthorized == null ? null : unauthorized.withHeaders(rateHeaders(false));
+  }
+
   private ApiResponse v2(ApiRequest request) {
     ApiResponse unauthorized = checkBearer(request);
     if (unauthorized != null) {
@@ -234,15 +247,13 @@ final class Api {
         default -> methodNotAllowed();
       };
     }
-    if (parts.length == 3 && parts[1].equals("activity") && parts[2].equals("subscriptions")) {
-      return switch (method) {
-        case "POST" -> createSubscription(request);
-        case "GET" -> listSubscriptions();
-        default -> methodNotAllowed();
-      };
+    if ((parts.length == 3 || parts.length == 4)
+        && parts[1].equals("activity")
+        && parts[2].equals("subscriptions")) {
+      return subscriptions.handle(request, parts);
     }
-    if (parts.length == 4 && parts[1].equals("activity") && parts[2].equals("subscriptions")) {
-      return method.equals("DELETE") ? deleteSubscription(parts[3]) : methodNotAllowed();
+    if (parts[1].equals("connections") && (parts.length == 2 || parts.length == 3)) {
+      return connections.handle(request, parts);
     }
     return notFound();
   }
@@ -527,83 +538,10 @@ final class Api {
     }
   }
 
-  private static ApiResponse webhookIdInvalid(String id) {
+  static ApiResponse webhookIdInvalid(String id) {
     return ApiResponse.invalidRequest(
         "WebhookIdInvalid",
         "Webhook id " + (id == null ? "(missing)" : id) + " is not a webhook of this application");
-  }
-
-  // ---------------------------------------------------------------- activity subscriptions
-
-  private ApiResponse createSubscription(ApiRequest request) {
-    JsonNode body = Json.parseOrNull(request.body());
-    if (body == null || !body.isObject()) {
-      return badRequest("The request body must be a JSON object");
-    }
-    String eventType = Json.text(body, "event_type");
-    JsonNode filter = body.get("filter");
-    if (eventType == null) {
-      return badRequest("event_type is required");
-    }
-    if (filter == null
-        || !filter.isObject()
-        || (Json.text(filter, "user_id") == null && Json.text(filter, "keyword") == null)) {
-      return badRequest("filter must name a user_id or a keyword");
-    }
-    String webhookId = Json.text(body, "webhook_id");
-    if (webhookId != null && find(webhookId) == null) {
-      return webhookIdInvalid(webhookId);
-    }
-    ObjectNode subscription = Json.object();
-    subscription.put("subscription_id", nextId());
-    subscription.put("event_type", eventType);
-    subscription.set("filter", filter.deepCopy());
-    String tag = Json.text(body, "tag");
-    if (tag != null) {
-      subscription.put("tag", tag);
-    }
-    if (webhookId != null) {
-      subscription.put("webhook_id", webhookId);
-    }
-    subscription.put("created_at", Webhook.TIMESTAMP.format(clock.now()));
-    synchronized (lock) {
-      subscriptions.put(subscription.get("subscription_id").asText(), subscription);
-    }
-    ObjectNode copy = subscription.deepCopy();
-    if (style == ResponseStyle.CURRENT) {
-      return ApiResponse.ok(data(copy));
-    }
-    ObjectNode wrapped = Json.object();
-    wrapped.putObject("data").set("subscription", copy);
-    return ApiResponse.ok(wrapped);
-  }
-
-  private ApiResponse listSubscriptions() {
-    List<ObjectNode> all;
-    synchronized (lock) {
-      all = new ArrayList<>();
-      subscriptions.values().forEach(s -> all.add(s.deepCopy()));
-    }
-    ObjectNode body = Json.object();
-    if (!all.isEmpty() || style == ResponseStyle.CURRENT) {
-      body.putArray("data").addAll(all);
-    }
-    body.putObject("meta").put("result_count", all.size());
-    return ApiResponse.ok(body);
-  }
-
-  private ApiResponse deleteSubscription(String id) {
-    boolean removed;
-    synchronized (lock) {
-      removed = subscriptions.remove(id) != null;
-    }
-    if (!removed) {
-      return ApiResponse.problem(
-          404, "Not Found Error", "Subscription " + id + " does not exist", "resource-not-found");
-    }
-    ObjectNode body = Json.object();
-    body.putObject("data").put("deleted", true);
-    return ApiResponse.ok(body);
   }
 
   // ---------------------------------------------------------------- helpers
@@ -693,15 +631,15 @@ final class Api {
     return ApiResponse.problem(401, "Unauthorized", "Unauthorized", "about:blank");
   }
 
-  private static ApiResponse badRequest(String detail) {
+  static ApiResponse badRequest(String detail) {
     return ApiResponse.problem(400, "Invalid Request", detail, "invalid-request");
   }
 
-  private static ApiResponse notFound() {
+  static ApiResponse notFound() {
     return ApiResponse.problem(404, "Not Found Error", "No such endpoint", "resource-not-found");
   }
 
-  private static ApiResponse methodNotAllowed() {
+  static ApiResponse methodNotAllowed() {
     return ApiResponse.problem(
         405, "Method Not Allowed", "Method not allowed for this endpoint", "about:blank");
   }

@@ -59,6 +59,7 @@ public final class PlatformSimulator implements AutoCloseable {
   private final ScheduledExecutorService scheduler;
   private final Api api;
   private final Deliveries deliveries;
+  private final StreamHub streams;
 
   private final Object lifecycle = new Object();
   private HttpServer server; // guarded by lifecycle
@@ -92,6 +93,14 @@ public final class PlatformSimulator implements AutoCloseable {
             builder.deliveryTimeout,
             builder.retriesOnSimulatorClock);
     CrcCheck crc = new CrcCheck(client, hmac, builder.crcTimeout);
+    this.streams =
+        new StreamHub(
+            clock,
+            builder.streamKeepAlive,
+            builder.streamKeepAliveOnSimulatorClock,
+            builder.streamConnectionLimit,
+            builder.streamBuffer,
+            1_900_000_000_000_000_000L + new java.security.SecureRandom().nextInt(1_000_000));
     this.api =
         new Api(
             apiKey,
@@ -103,6 +112,7 @@ public final class PlatformSimulator implements AutoCloseable {
             clock,
             crc,
             deliveries,
+            streams,
             builder.responseStyle);
   }
 
@@ -133,6 +143,7 @@ public final class PlatformSimulator implements AutoCloseable {
         throw new UncheckedIOException("cannot bind " + host + ":" + requestedPort, e);
       }
       server.createContext("/", new SimulatorHttpHandler(api));
+      server.createContext(StreamHandler.PATH, new StreamHandler(api, streams, clock));
       server.setExecutor(workers);
       server.start();
       if (recheckEvery != null) {
@@ -207,14 +218,21 @@ public final class PlatformSimulator implements AutoCloseable {
    */
   public void revokeToken() {
     api.revokeToken();
+    // The platform ends the streams a revoked token holds; their reconnects then meet the 401.
+    streams.killAll();
   }
 
   /**
-   * Produces an event: adds {@code body} (UTF-8) to the delivery history of every registered
-   * webhook at the simulator's current time, then signs and POSTs it to every valid webhook,
-   * retrying on the schedule and dropping it when the retries are exhausted, as the platform does.
-   * Only a replay brings a dropped event back; a webhook that is invalid now keeps the event in its
-   * history too.
+   * Produces an event of a subscription with a webhook: adds {@code body} (UTF-8) to the delivery
+   * history of every registered webhook at the simulator's current time, then signs and POSTs it to
+   * every valid webhook, retrying on the schedule and dropping it when the retries are exhausted,
+   * as the platform does. Only a replay brings a dropped event back; a webhook that is invalid now
+   * keeps the event in its history too.
+   *
+   * <p>An activity envelope ({@code {"data":{...}}}) also goes, as one line, to every open activity
+   * stream and into the stream's backfill history: the platform sends events of subscriptions with
+   * a webhook to the stream too while one is open. See {@link #deliverToStream(String)} for the
+   * events of subscriptions without a webhook.
    *
    * @return the number of deliveries started (one per valid webhook)
    */
@@ -242,6 +260,7 @@ public final class PlatformSimulator implements AutoCloseable {
       throw new IllegalArgumentException("copies must be at least 1 but was " + copies);
     }
     byte[] bytes = body.clone();
+    streams.publish(bytes, copies);
     int started = 0;
     for (Webhook webhook : api.webhooks()) {
       // Duplicates are one event delivered several times: the history holds it once.
@@ -255,6 +274,83 @@ public final class PlatformSimulator implements AutoCloseable {
       }
     }
     return started;
+  }
+
+  /**
+   * Produces an event of a subscription without a webhook: it goes only to the activity stream, as
+   * one line on every open {@code GET /2/activity/stream} connection, and into the stream's
+   * backfill history (kept five minutes on the simulator's clock). No webhook sees it.
+   *
+   * @param body an activity envelope {@code {"data":{...}}}
+   * @return the number of open streams it was sent on
+   * @throws IllegalArgumentException when {@code body} is not an activity envelope
+   */
+  public int deliverToStream(String body) {
+    return deliverToStream(body, 1);
+  }
+
+  /** Like {@link #deliverToStream(String)}, sending the event {@code copies} times per stream. */
+  public int deliverToStream(String body, int copies) {
+    Objects.requireNonNull(body, "body");
+    if (copies < 1) {
+      throw new IllegalArgumentException("copies must be at least 1 but was " + copies);
+    }
+    int reached = streams.publish(body.getBytes(StandardCharsets.UTF_8), copies);
+    if (reached < 0) {
+      throw new IllegalArgumentException("not an activity envelope {\"data\":{...}}");
+    }
+    return reached;
+  }
+
+  /** The activity streams open now, oldest first; an immutable snapshot. */
+  public List<OpenStream> openStreams() {
+    return streams.openStreams();
+  }
+
+  /**
+   * Queues faults for the next {@code GET /2/activity/stream} connects: each connect consumes at
+   * most one, in order, before its token is checked.
+   */
+  public void enqueueStreamFault(StreamFault... faults) {
+    streams.enqueue(List.of(faults));
+  }
+
+  /**
+   * Drops every open stream abruptly: the TCP connection closes without the end of the chunked
+   * body, so the reader sees an I/O error, as when a network path or a server dies.
+   *
+   * @return how many streams were dropped
+   */
+  public int dropStreams() {
+    return streams.dropAll();
+  }
+
+  /**
+   * Stalls every open stream: the connection stays open but nothing more is written, not even a
+   * keep-alive, as when the platform hangs. A stalled stream ends when dropped, killed through
+   * {@code DELETE /2/connections} or when the simulator closes; it no longer counts against the
+   * connection limit, so the reader's reconnect is accepted.
+   *
+   * @return how many streams were stalled
+   */
+  public int stallStreams() {
+    return streams.stallAll();
+  }
+
+  /**
+   * Sends on every open stream the platform's operational-disconnect error object {@code
+   * {"errors":[{"title":"operational-disconnect","disconnect_type":"UpstreamOperationalDisconnect",
+   * ...}]}} as one line, then ends the stream.
+   *
+   * @return how many streams were disconnected
+   */
+  public int disconnectStreams() {
+    return streams.disconnectAll();
+  }
+
+  /** Sets the keep-alive interval of every open and future stream. */
+  public void streamKeepAlive(Duration interval) {
+    streams.keepAlive(Builder.requirePositive(interval, "interval"));
   }
 
   /**
@@ -335,6 +431,7 @@ public final class PlatformSimulator implements AutoCloseable {
     }
     deliveries.advance(by);
     deliveries.prune();
+    streams.advanced();
     Instant now = clock.now();
     List<Webhook> due = new ArrayList<>();
     for (Webhook webhook : api.webhooks()) {
@@ -361,6 +458,7 @@ public final class PlatformSimulator implements AutoCloseable {
         return;
       }
       closed = true;
+      streams.killAll();
       if (server != null) {
         server.stop(0);
       }
@@ -420,6 +518,10 @@ public final class PlatformSimulator implements AutoCloseable {
     private Clock clock = Clock.systemUTC();
     private ResponseStyle responseStyle = ResponseStyle.CURRENT;
     private int rateLimit = 450;
+    private Duration streamKeepAlive = Duration.ofSeconds(20);
+    private boolean streamKeepAliveOnSimulatorClock;
+    private int streamConnectionLimit = 2;
+    private int streamBuffer = 10_000;
 
     private Builder() {}
 
@@ -560,6 +662,51 @@ public final class PlatformSimulator implements AutoCloseable {
       return this;
     }
 
+    /**
+     * The interval of the activity stream's keep-alive (a bare newline written when no event was);
+     * default 20 s, as on the platform. Tests shorten it to watch keep-alives arrive.
+     */
+    public Builder streamKeepAlive(Duration interval) {
+      this.streamKeepAlive = requirePositive(interval, "streamKeepAlive");
+      return this;
+    }
+
+    /**
+     * Whether stream keep-alives follow the simulator's clock instead of real time: then a stream
+     * gets one keep-alive for each {@linkplain #streamKeepAlive interval} that {@link
+     * PlatformSimulator#advance} moves past, and none otherwise. Default false (real time).
+     */
+    public Builder streamKeepAliveOnSimulatorClock(boolean onSimulatorClock) {
+      this.streamKeepAliveOnSimulatorClock = onSimulatorClock;
+      return this;
+    }
+
+    /**
+     * How many activity streams the app may hold at once; one more is refused with {@code
+     * TooManyConnections}. Default 2, enough for the platform's advice of two redundant
+     * connections.
+     */
+    public Builder streamConnectionLimit(int limit) {
+      if (limit < 1) {
+        throw new IllegalArgumentException(
+            "streamConnectionLimit must be at least 1 but was " + limit);
+      }
+      this.streamConnectionLimit = limit;
+      return this;
+    }
+
+    /**
+     * How many events may wait for a slow stream reader; when one more arrives, the platform cuts
+     * the slow stream off (the reader then reconnects with backfill). Default 10,000.
+     */
+    public Builder streamBuffer(int events) {
+      if (events < 1) {
+        throw new IllegalArgumentException("streamBuffer must be at least 1 but was " + events);
+      }
+      this.streamBuffer = events;
+      return this;
+    }
+
     /** Creates the simulator; call {@link PlatformSimulator#start()} to serve. */
     public PlatformSimulator build() {
       return new PlatformSimulator(this);
@@ -573,7 +720,7 @@ public final class PlatformSimulator implements AutoCloseable {
       return value;
     }
 
-    private static Duration requirePositive(Duration value, String name) {
+    static Duration requirePositive(Duration value, String name) {
       Objects.requireNonNull(value, name);
       if (value.isZero() || value.isNegative()) {
         throw new IllegalArgumentException(name + " must be positive but was " + value);

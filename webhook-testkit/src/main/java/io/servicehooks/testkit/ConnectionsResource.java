@@ -1,0 +1,109 @@
+package io.servicehooks.testkit;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * {@code /2/connections}: lists the app's open activity streams and ends them, one, several or all.
+ * The spec shows no shapes; the simulator answers {@code {"data":[{"endpoint_id","connected_at",
+ * "endpoint","backfill_minutes"}],"meta":{"result_count"}}} and, for a delete, {@code
+ * {"data":{"killed_connections":n}}}.
+ */
+final class ConnectionsResource {
+
+  private final StreamHub hub;
+
+  ConnectionsResource(StreamHub hub) {
+    this.hub = hub;
+  }
+
+  /** Routes {@code /2/connections} ({@code parts.length == 2}) and {@code /2/connections/{x}}. */
+  ApiResponse handle(ApiRequest request, String[] parts) {
+    String method = request.method();
+    if (parts.length == 2) {
+      return switch (method) {
+        case "GET" -> list();
+        case "DELETE" -> deleteNamed(request);
+        default -> Api.methodNotAllowed();
+      };
+    }
+    if (parts.length == 3 && method.equals("DELETE")) {
+      return parts[2].equals("all") ? killed(hub.killAll()) : deleteOne(parts[2]);
+    }
+    return parts.length == 3 ? Api.methodNotAllowed() : Api.notFound();
+  }
+
+  private ApiResponse list() {
+    List<OpenStream> streams = hub.openStreams();
+    ObjectNode body = Json.object();
+    ArrayNode data = body.putArray("data");
+    for (OpenStream stream : streams) {
+      ObjectNode connection = data.addObject();
+      connection.put("endpoint_id", stream.endpointId());
+      connection.put("connected_at", Webhook.TIMESTAMP.format(stream.connectedAt()));
+      connection.put("endpoint", StreamHandler.PATH);
+      connection.put("backfill_minutes", stream.backfillMinutes());
+    }
+    body.putObject("meta").put("result_count", streams.size());
+    return ApiResponse.ok(body);
+  }
+
+  private ApiResponse deleteOne(String endpointId) {
+    if (!hub.kill(endpointId)) {
+      return notFound(endpointId);
+    }
+    ObjectNode body = Json.object();
+    ObjectNode data = body.putObject("data");
+    data.put("endpoint_id", endpointId);
+    data.put("deleted", true);
+    data.put("killed_connections", 1);
+    return ApiResponse.ok(body);
+  }
+
+  private ApiResponse deleteNamed(ApiRequest request) {
+    JsonNode body = Json.parseOrNull(request.body());
+    JsonNode ids = body == null ? null : body.get("endpoint_ids");
+    if (ids == null || !ids.isArray() || ids.isEmpty()) {
+      return ApiResponse.problem(
+          400,
+          "Invalid Request",
+          "The body must be {\"endpoint_ids\":[...]}; DELETE /2/connections/all ends every one",
+          "invalid-request");
+    }
+    int killed = 0;
+    List<String> unknown = new ArrayList<>();
+    for (JsonNode id : ids) {
+      if (hub.kill(id.asText())) {
+        killed++;
+      } else {
+        unknown.add(id.asText());
+      }
+    }
+    ApiResponse answer = killed(killed);
+    if (unknown.isEmpty()) {
+      return answer;
+    }
+    ObjectNode withErrors = (ObjectNode) Json.parseOrNull(answer.body());
+    ArrayNode errors = withErrors.putArray("errors");
+    unknown.forEach(
+        id -> errors.addObject().put("detail", "No open connection with endpoint_id " + id));
+    return ApiResponse.ok(withErrors);
+  }
+
+  private static ApiResponse killed(int count) {
+    ObjectNode body = Json.object();
+    body.putObject("data").put("killed_connections", count);
+    return ApiResponse.ok(body);
+  }
+
+  private static ApiResponse notFound(String endpointId) {
+    return ApiResponse.problem(
+        404,
+        "Not Found Error",
+        "No open connection with endpoint_id " + endpointId,
+        "resource-not-found");
+  }
+}
