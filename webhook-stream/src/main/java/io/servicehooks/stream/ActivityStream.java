@@ -161,6 +161,10 @@ public final class ActivityStream implements AutoCloseable {
     }
   }
 
+  /** The scheduled start of a reconnect, told apart from the stall check (for tests). */
+  @FunctionalInterface
+  interface Reconnect extends Runnable {}
+
   /** A line read, with when and on which connection. */
   private record Line(byte[] bytes, long arrivedNanos, long connection) {}
 
@@ -195,6 +199,7 @@ public final class ActivityStream implements AutoCloseable {
   private String refusal;
   private StreamClock.Cancellable pending; // the scheduled reconnect or stall check
   private boolean progressSeen; // the current connection delivered a byte
+  private int barrenDrops; // connections in a row that dropped before their first byte
 
   // Read by the stall check; written by the reader.
   private volatile long progressNanos;
@@ -283,6 +288,13 @@ public final class ActivityStream implements AutoCloseable {
     }
   }
 
+  /** Tests only: the clock reading of the last byte received. */
+  long lastByteNanos() {
+    synchronized (lock) {
+      return lastByteNanos;
+    }
+  }
+
   /**
    * Stops: ends the connection and any wait to reconnect, lets the lines already read reach the
    * consumer for up to {@link #DRAIN_TIMEOUT}, and stops the stream's threads. The consumer is not
@@ -351,7 +363,7 @@ public final class ActivityStream implements AutoCloseable {
       if (state == State.CLOSED) {
         return;
       }
-      pending = clock.schedule(wait, this::submitAttempt);
+      pending = clock.schedule(wait, (Reconnect) this::submitAttempt);
     }
   }
 
@@ -412,7 +424,8 @@ public final class ActivityStream implements AutoCloseable {
       return backfillSetting; // a fresh process does not know its gap: the whole reach
     }
     long gap = clock.nanoTime() - Math.min(lastByteNanos, earliestNotTakenNanos);
-    long minutes = minutesRoundedUp(gap);
+    // At least one minute: events may have been sent between the last byte and the drop.
+    long minutes = Math.max(1, minutesRoundedUp(gap));
     return (int) Math.min(minutes, backfillSetting);
   }
 
@@ -512,6 +525,7 @@ public final class ActivityStream implements AutoCloseable {
         return;
       }
       dataSeen = progressSeen;
+      barrenDrops = dataSeen || cause != Cause.DROP ? 0 : barrenDrops + 1;
       state = State.CONNECTING;
       downSinceNanos = clock.nanoTime();
       outageAttempts = 0;
@@ -522,8 +536,10 @@ public final class ActivityStream implements AutoCloseable {
         switch (cause) {
           case NOT_TAKEN -> backoff.notTaken();
           case TOO_MANY_CONNECTIONS -> backoff.http();
-          // A connection that closes before its first byte is a failing connect, not a drop.
-          case DROP -> dataSeen ? Duration.ZERO : backoff.network();
+          // At once after a drop; but a second connection in a row that closes before its first
+          // byte is a failing connect, not a drop, so a server that accepts and closes is not
+          // hammered.
+          case DROP -> dataSeen || barrenDrops == 1 ? Duration.ZERO : backoff.network();
           default -> Duration.ZERO;
         };
     synchronized (lock) {
@@ -893,9 +909,9 @@ public final class ActivityStream implements AutoCloseable {
       String issue = node.path("connection_issue").asText("");
       String detail =
           node.path("detail").asText(error.path("message").asText(error.path("detail").asText("")));
+      String head = (title + " " + issue).strip();
       String text =
-          (title + (issue.isEmpty() ? "" : " " + issue) + (detail.isEmpty() ? "" : ": " + detail))
-              .strip();
+          head.isEmpty() ? detail.strip() : detail.isEmpty() ? head : head + ": " + detail.strip();
       if (text.length() > 300) {
         text = text.substring(0, 300) + "...";
       }

@@ -16,7 +16,9 @@ final class ManualClock implements StreamClock {
       new PriorityQueue<>(
           (a, b) -> a.due != b.due ? Long.compare(a.due, b.due) : Long.compare(a.seq, b.seq));
   private final List<Duration> waits = new ArrayList<>();
-  private long nanos = 1_000_000_000L;
+  private final List<Duration> reconnectWaits = new ArrayList<>();
+  private static final long START = 1_000_000_000L;
+  private long nanos = START;
   private long seq;
 
   ManualClock(Instant base) {
@@ -30,12 +32,15 @@ final class ManualClock implements StreamClock {
 
   @Override
   public synchronized Instant now() {
-    return base.plusNanos(nanos);
+    return base.plusNanos(nanos - START);
   }
 
   @Override
   public synchronized Cancellable schedule(Duration delay, Runnable task) {
     waits.add(delay);
+    if (task instanceof ActivityStream.Reconnect) {
+      reconnectWaits.add(delay);
+    }
     boolean[] cancelled = new boolean[1];
     tasks.add(new Task(nanos + delay.toNanos(), seq++, task, cancelled));
     return () -> {
@@ -50,9 +55,9 @@ final class ManualClock implements StreamClock {
     return List.copyOf(waits);
   }
 
-  /** The delays asked so far that are not the stall check's. */
+  /** The reconnect delays asked so far (not the stall checks). */
   synchronized List<Duration> reconnectWaits() {
-    return waits.stream().filter(d -> !d.equals(ActivityStream.STALL_TIMEOUT)).toList();
+    return List.copyOf(reconnectWaits);
   }
 
   /** Moves the clock forward, running each task that comes due on the way, in time order. */

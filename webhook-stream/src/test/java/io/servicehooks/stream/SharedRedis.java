@@ -19,11 +19,10 @@ import java.util.UUID;
 import redis.embedded.RedisServer;
 
 /**
- * The Redis of the redundant-streams test, found as webhook-redis's tests find it:
- * the server at {@code SERVICEHOOKS_TEST_REDIS_URL} (default {@code redis://127.0.0.1:6379}), or,
- * when nothing answers there, one embedded-redis server on a free port for the whole run. Each
- * fixture works under a random prefix of its own and deletes its keys on {@link #close()}; nothing
- * is flushed.
+ * The Redis of the redundant-streams test, found as webhook-redis's tests find it: the server at
+ * {@code SERVICEHOOKS_TEST_REDIS_URL} (default {@code redis://127.0.0.1:6379}), or, when nothing
+ * answers there, one embedded-redis server on a free port for the whole run. Each fixture works
+ * under a random prefix of its own and deletes its keys on {@link #close()}; nothing is flushed.
  */
 final class SharedRedis implements AutoCloseable {
 
