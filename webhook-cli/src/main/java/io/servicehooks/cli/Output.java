@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.servicehooks.postgres.InboxEntry;
 import io.servicehooks.postgres.InboxStats;
 import io.servicehooks.registration.ReplayJob;
+import io.servicehooks.registration.StreamConnection;
 import io.servicehooks.registration.Subscription;
 import io.servicehooks.registration.Webhook;
 import java.io.PrintWriter;
@@ -252,6 +253,50 @@ final class Output {
     }
     putInstant(node, "created_at", s.createdAt());
     return node;
+  }
+
+  /** The open stream connections: their id, connect time and every other field as given. */
+  void connections(List<StreamConnection> connections) {
+    if (json) {
+      ArrayNode array = JSON.createArrayNode();
+      for (StreamConnection c : connections) {
+        ObjectNode node = array.addObject();
+        node.put("endpoint_id", c.endpointId());
+        putInstant(node, "connected_at", c.connectedAt());
+        c.fields().forEach(node::put);
+      }
+      print(array);
+      return;
+    }
+    if (connections.isEmpty()) {
+      line("No open stream connections.");
+      return;
+    }
+    List<List<String>> rows = new ArrayList<>();
+    for (StreamConnection c : connections) {
+      String other =
+          c.fields().entrySet().stream()
+              .filter(e -> !e.getKey().equals("endpoint_id") && !e.getKey().equals("connected_at"))
+              .map(e -> e.getKey() + "=" + e.getValue())
+              .collect(Collectors.joining(","));
+      rows.add(List.of(c.endpointId(), text(c.connectedAt()), other.isEmpty() ? "-" : other));
+    }
+    table(List.of("ENDPOINT_ID", "CONNECTED_AT", "DETAILS"), rows);
+  }
+
+  /** The outcome of a connections kill; {@code count} -1 when the platform did not say. */
+  void killed(String what, int count) {
+    if (json) {
+      ObjectNode node = JSON.createObjectNode().put("killed", what);
+      if (count >= 0) {
+        node.put("killed_connections", count);
+      }
+      print(node);
+    } else if (count < 0) {
+      line("Ended " + what + ".");
+    } else {
+      line("Ended " + what + ": " + count + " connection" + (count == 1 ? "" : "s") + ".");
+    }
   }
 
   private static void putInstant(ObjectNode node, String field, Instant value) {

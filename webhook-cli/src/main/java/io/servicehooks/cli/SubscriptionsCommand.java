@@ -1,8 +1,10 @@
 package io.servicehooks.cli;
 
+import io.servicehooks.registration.SubscriptionUpdate;
 import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -16,7 +18,8 @@ import picocli.CommandLine.Spec;
     name = "subscriptions",
     mixinStandardHelpOptions = true,
     versionProvider = VersionProvider.class,
-    description = "Create, list and delete activity subscriptions (/2/activity/subscriptions).")
+    description =
+        "Create, list, update and delete activity subscriptions (/2/activity/subscriptions).")
 final class SubscriptionsCommand implements Runnable {
 
   @ParentCommand TopCommand top;
@@ -84,6 +87,47 @@ final class SubscriptionsCommand implements Runnable {
       description = "List the activity subscriptions.")
   int list() throws IOException {
     top.output().subscriptions(top.client(false).listSubscriptions());
+    return ServicehooksCli.EXIT_OK;
+  }
+
+  @Command(
+      name = "update",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Change a subscription's tag or webhook; the platform changes nothing else",
+        "(a new filter or event type means delete and create)."
+      })
+  int update(
+      @Parameters(paramLabel = "ID", description = "subscription id") String id,
+      @Option(names = "--tag", paramLabel = "TAG", description = "the new tag") String tag,
+      @Option(
+              names = "--webhook-id",
+              paramLabel = "ID",
+              description = "deliver to this webhook (and to the stream while one is open)")
+          String webhookId,
+      @Option(
+              names = "--no-webhook",
+              description = "detach from its webhook: events go to the activity stream only")
+          boolean noWebhook)
+      throws IOException {
+    CommandLine update = spec.commandLine().getSubcommands().get("update");
+    if (webhookId != null && noWebhook) {
+      throw new ParameterException(update, "give --webhook-id or --no-webhook, not both");
+    }
+    if (tag == null && webhookId == null && !noWebhook) {
+      throw new ParameterException(update, "give --tag, --webhook-id or --no-webhook");
+    }
+    SubscriptionUpdate change = SubscriptionUpdate.change();
+    if (tag != null) {
+      change = change.tag(tag);
+    }
+    if (webhookId != null) {
+      change = change.webhookId(webhookId);
+    }
+    if (noWebhook) {
+      change = change.noWebhook();
+    }
+    top.output().subscription(top.client(false).updateSubscription(id, change));
     return ServicehooksCli.EXIT_OK;
   }
 

@@ -27,7 +27,10 @@ import picocli.CommandLine.Spec;
       SubscriptionsCommand.class,
       SendCommand.class,
       SimulateCommand.class,
-      InboxCommand.class
+      InboxCommand.class,
+      ConnectionsCommand.class,
+      TriggerCommand.class,
+      ListenCommand.class
     },
     footerHeading = "%nEnvironment:%n",
     footer = {
@@ -35,7 +38,8 @@ import picocli.CommandLine.Spec;
       "  SERVICE_BEARER_TOKEN                 app-only bearer token, if no key/secret",
       "  SERVICE_API_BASE_URL                 platform address",
       "                                       (default " + TopCommand.DEFAULT_BASE_URL + ")",
-      "  SERVICE_CONSUMER_SECRET              signs the events that `send` sends",
+      "  SERVICE_CONSUMER_SECRET              signs the events that `send` sends and",
+      "                                       `listen --forward-to` forwards",
       "  SERVICEHOOKS_JDBC_URL                the durable inbox's database, for `inbox`",
       "  SERVICEHOOKS_JDBC_USER, SERVICEHOOKS_JDBC_PASSWORD",
       "                                       its user and password",

@@ -120,6 +120,50 @@ final class Responses {
     return List.copyOf(result);
   }
 
+  static List<StreamConnection> connections(ApiResponse response) throws WebhookApiException {
+    List<StreamConnection> result = new ArrayList<>();
+    for (JsonNode node : listItems(parse(response), "connections")) {
+      String id = text(node, "endpoint_id");
+      if (id == null) {
+        id = text(node, "id");
+      }
+      if (id == null) {
+        id = text(node, "connection_id");
+      }
+      if (id == null) {
+        continue;
+      }
+      Map<String, String> fields = new LinkedHashMap<>();
+      for (Map.Entry<String, JsonNode> field : node.properties()) {
+        if (field.getValue().isValueNode() && !field.getValue().isNull()) {
+          fields.put(field.getKey(), field.getValue().asText());
+        }
+      }
+      JsonNode at = node.get("connected_at");
+      if (at == null) {
+        at = node.get("created_at");
+      }
+      result.add(new StreamConnection(id, instant(at), fields));
+    }
+    return List.copyOf(result);
+  }
+
+  /** The count of a connections delete: {@code killed_connections} as a number or an array. */
+  static int killed(ApiResponse response, int whenUnsaid) throws WebhookApiException {
+    JsonNode node = unwrap(parse(response));
+    JsonNode killed = node.get("killed_connections");
+    if (killed != null && killed.isArray()) {
+      return killed.size();
+    }
+    if (killed != null && killed.canConvertToInt()) {
+      return killed.asInt();
+    }
+    if (node.hasNonNull("deleted") && !node.get("deleted").asBoolean()) {
+      return 0;
+    }
+    return whenUnsaid;
+  }
+
   private static JsonNode unwrap(JsonNode root) {
     JsonNode data = root.get("data");
     return data != null && data.isObject() ? data : root;

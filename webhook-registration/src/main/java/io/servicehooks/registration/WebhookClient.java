@@ -321,6 +321,67 @@ public final class WebhookClient {
   }
 
   /**
+   * Changes a subscription's tag or webhook ({@code PUT /2/activity/subscriptions/{id}}); the
+   * platform changes nothing else. Repeating it does no harm, so a lost answer is retried like a
+   * read.
+   *
+   * @return the subscription as the platform now has it
+   * @throws IllegalArgumentException when {@code update} changes nothing
+   * @throws WebhookApiException for example 404 for an unknown subscription, {@code
+   *     WebhookIdInvalid} for an unknown webhook
+   */
+  public Subscription updateSubscription(String subscriptionId, SubscriptionUpdate update)
+      throws IOException {
+    String path = "/2/activity/subscriptions/" + WebhookUrls.checkSubscriptionId(subscriptionId);
+    Objects.requireNonNull(update, "update");
+    if (update.isEmpty()) {
+      throw new IllegalArgumentException(
+          "a subscription update needs a tag, a webhook id or no webhook");
+    }
+    ObjectNode body = Responses.JSON.createObjectNode();
+    if (update.newTag() != null) {
+      body.put("tag", update.newTag());
+    }
+    if (update.newWebhookId() != null) {
+      body.put("webhook_id", update.newWebhookId());
+    } else if (update.detaches()) {
+      body.putNull("webhook_id");
+    }
+    return Responses.subscription(api.call("PUT", path, bytes(body), ApiCaller.Repeat.SAFE));
+  }
+
+  /**
+   * Lists the application's open activity-stream connections ({@code GET /2/connections}); empty
+   * when there are none.
+   */
+  public List<StreamConnection> listConnections() throws IOException {
+    return Responses.connections(api.call("GET", "/2/connections", null, ApiCaller.Repeat.SAFE));
+  }
+
+  /**
+   * Ends one activity-stream connection ({@code DELETE /2/connections/{endpoint_id}}); the consumer
+   * holding it sees its stream end (and reconnects, unless it was stopped).
+   *
+   * @return how many connections the platform reports ended (1), or 1 when it did not say
+   * @throws WebhookApiException for example 404 when no connection has that id
+   */
+  public int killConnection(String endpointId) throws IOException {
+    String path = "/2/connections/" + WebhookUrls.checkEndpointId(endpointId);
+    return Responses.killed(api.call("DELETE", path, null, ApiCaller.Repeat.SAFE), 1);
+  }
+
+  /**
+   * Ends every activity-stream connection of the application ({@code DELETE /2/connections/all}),
+   * for instance before a deploy or after a token leak.
+   *
+   * @return how many connections the platform reports ended, or -1 when it did not say
+   */
+  public int killAllConnections() throws IOException {
+    return Responses.killed(
+        api.call("DELETE", "/2/connections/all", null, ApiCaller.Repeat.SAFE), -1);
+  }
+
+  /**
    * Invalidates the application's bearer token ({@code POST /oauth2/invalidate_token}), for
    * instance after it leaked; the next call fetches a new one.
    *

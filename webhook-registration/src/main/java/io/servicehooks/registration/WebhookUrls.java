@@ -94,6 +94,14 @@ final class WebhookUrls {
     return id;
   }
 
+  static String checkEndpointId(String id) {
+    if (id == null || !OTHER_ID.matcher(id).matches() || id.equals("all")) {
+      throw new IllegalArgumentException(
+          "connection endpoint id must be letters, digits, '-' or '_' (at most 100), was: " + id);
+    }
+    return id;
+  }
+
   static String checkSubscriptionId(String id) {
     if (id == null || !OTHER_ID.matcher(id).matches()) {
       throw new IllegalArgumentException(

@@ -444,12 +444,22 @@ final class Deliveries {
     synchronized (attempts) {
       attempts.add(attempt);
     }
-    log.debug(
-        "delivery {} attempt {} to webhook {}: {}",
-        delivery.id,
-        number,
-        delivery.webhook.id,
-        failure == null ? "HTTP " + status : failure);
+    if (attempt.succeeded()) {
+      log.debug(
+          "delivery {} attempt {} to webhook {}: HTTP {}",
+          delivery.id,
+          number,
+          delivery.webhook.id,
+          status);
+    } else {
+      // A failed attempt is what a rehearsal watches for: the retries and the drop that follow.
+      log.info(
+          "delivery {} attempt {} to webhook {} failed: {}",
+          delivery.id,
+          number,
+          delivery.webhook.id,
+          failure == null ? "HTTP " + status : failure);
+    }
   }
 
   private String describe(Throwable error) {

@@ -86,6 +86,77 @@ public final class Events {
         Map.of("date_time", now(), "user_id", userId, "app_id", appId));
   }
 
+  /**
+   * A sample activity envelope of any event type for {@code userId}, with a fresh positive {@code
+   * event_uuid}, the tag {@code servicehooks-trigger} and a payload shaped for the type's family
+   * (PROTOCOL.md section 3a): what {@code servicehooks trigger} and {@code POST /_sim/trigger}
+   * send. An unknown type gets an empty payload: new types keep appearing and a consumer must
+   * accept them.
+   */
+  public static String sample(String eventType, String userId) {
+    Objects.requireNonNull(eventType, "eventType");
+    Objects.requireNonNull(userId, "userId");
+    ThreadLocalRandom random = ThreadLocalRandom.current();
+    String other = "783214";
+    String postId = Long.toString(1_900_000_000_000_000_000L + random.nextLong(1_000_000_000L));
+    String createdAt = now();
+    String type = eventType.toLowerCase(java.util.Locale.ROOT);
+    ObjectNode root = Json.object();
+    ObjectNode data = root.putObject("data");
+    data.put(
+        "event_uuid",
+        Long.toString(1_800_000_000_000_000_000L + random.nextLong(100_000_000_000_000_000L)));
+    data.put("event_type", eventType);
+    ObjectNode filter = data.putObject("filter");
+    if (!type.equals("oauth.revoke")) {
+      filter.put("user_id", userId);
+    }
+    if (type.startsWith("dm.") || type.startsWith("chat.")) {
+      filter.put("direction", type.endsWith(".sent") ? "sent" : "received");
+    }
+    data.put("tag", "servicehooks-trigger");
+    ObjectNode payload = data.putObject("payload");
+    if (type.equals("post.delete")) {
+      payload.put("id", postId).put("author_id", userId);
+    } else if (type.startsWith("post.")) {
+      payload
+          .put("id", postId)
+          .put("text", "Sample post from servicehooks trigger (" + eventType + ")")
+          .put("author_id", userId)
+          .put("created_at", createdAt);
+    } else if (type.startsWith("profile.update.") || type.startsWith("profile")) {
+      payload.put("before", "Old value").put("after", "New value from servicehooks trigger");
+    } else if (type.startsWith("follow.")
+        || type.startsWith("block.")
+        || type.startsWith("mute.")) {
+      payload.putObject("source").putObject("data").put("id", userId);
+      payload.putObject("target").putObject("data").put("id", other);
+    } else if (type.startsWith("spaces.") || type.startsWith("broadcast.")) {
+      payload.putObject("user").put("id", userId);
+      payload.put("broadcast_id", "1" + random.nextInt(100_000_000, 999_999_999));
+    } else if (type.startsWith("dm.") || type.startsWith("chat.")) {
+      boolean sent = type.endsWith(".sent");
+      ObjectNode event = payload.putArray("direct_message_events").addObject();
+      event.put("id", Long.toString(random.nextLong(1_000_000_000L, 9_000_000_000L)));
+      event.put("event_type", "MessageCreate");
+      event.put("sender_id", sent ? userId : other);
+      event.put("text", "Sample direct message from servicehooks trigger");
+      event.put("created_at", createdAt);
+      payload.putObject("users").putObject(userId).put("id", userId);
+    } else if (type.equals("like.create")) {
+      payload
+          .put("id", Long.toString(random.nextLong(1_000_000_000L, 9_000_000_000L)))
+          .put("liked_post_id", postId)
+          .put("liked_post_author_id", userId)
+          .put("created_at", createdAt);
+    } else if (type.equals("oauth.revoke")) {
+      payload.put("date_time", createdAt).put("user_id", userId).put("app_id", "29123456");
+    } else if (type.equals("news.new")) {
+      payload.put("id", "news-" + postId).put("headline", "Sample headline");
+    }
+    return Json.string(root);
+  }
+
   /** A fresh event id; like the samples, it may be negative. */
   public static String newEventUuid() {
     return Long.toString(ThreadLocalRandom.current().nextLong());

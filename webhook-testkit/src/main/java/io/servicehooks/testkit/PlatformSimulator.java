@@ -60,6 +60,7 @@ public final class PlatformSimulator implements AutoCloseable {
   private final Api api;
   private final Deliveries deliveries;
   private final StreamHub streams;
+  private final boolean controlEndpoint;
 
   private final Object lifecycle = new Object();
   private HttpServer server; // guarded by lifecycle
@@ -73,6 +74,7 @@ public final class PlatformSimulator implements AutoCloseable {
     this.consumerSecret =
         builder.consumerSecret != null ? builder.consumerSecret : builder.apiSecret;
     this.recheckEvery = builder.recheckEvery;
+    this.controlEndpoint = builder.controlEndpoint;
     this.clock = new SimClock(builder.clock);
     this.workers = Executors.newCachedThreadPool(daemonThreads("platform-simulator"));
     this.scheduler = Executors.newScheduledThreadPool(2, daemonThreads("platform-simulator-timer"));
@@ -144,6 +146,9 @@ public final class PlatformSimulator implements AutoCloseable {
       }
       server.createContext("/", new SimulatorHttpHandler(api));
       server.createContext(StreamHandler.PATH, new StreamHandler(api, streams, clock));
+      if (controlEndpoint) {
+        server.createContext(ControlHandler.PREFIX, new ControlHandler(this));
+      }
       server.setExecutor(workers);
       server.start();
       if (recheckEvery != null) {
@@ -300,6 +305,10 @@ public final class PlatformSimulator implements AutoCloseable {
       throw new IllegalArgumentException("not an activity envelope {\"data\":{...}}");
     }
     return reached;
+  }
+
+  List<Webhook> webhooks() {
+    return api.webhooks();
   }
 
   /** The activity streams open now, oldest first; an immutable snapshot. */
@@ -522,6 +531,7 @@ public final class PlatformSimulator implements AutoCloseable {
     private boolean streamKeepAliveOnSimulatorClock;
     private int streamConnectionLimit = 2;
     private int streamBuffer = 10_000;
+    private boolean controlEndpoint;
 
     private Builder() {}
 
@@ -704,6 +714,17 @@ public final class PlatformSimulator implements AutoCloseable {
         throw new IllegalArgumentException("streamBuffer must be at least 1 but was " + events);
       }
       this.streamBuffer = events;
+      return this;
+    }
+
+    /**
+     * Whether to serve the control endpoint under {@code /_sim/} (trigger events, play faults, move
+     * the clock, see state), for driving a running simulator from a shell; default false. It has no
+     * authentication: keep such a simulator on 127.0.0.1. {@code servicehooks simulate} turns it
+     * on; the routes are in {@code docs/simulator.md}.
+     */
+    public Builder controlEndpoint(boolean controlEndpoint) {
+      this.controlEndpoint = controlEndpoint;
       return this;
     }
 

@@ -124,6 +124,40 @@ final class EventsTest {
     assertThat(status.get("job_state_description").asText()).isEqualTo("why");
   }
 
+  @Test
+  void sample_everyFamily_envelopeWithTypeUserAndFreshId() throws IOException {
+    List<String> types =
+        List.of(
+            "post.create",
+            "post.delete",
+            "profile.update.bio",
+            "follow.follow",
+            "spaces.start",
+            "dm.sent",
+            "like.create",
+            "news.new",
+            "brand.new.type");
+    java.util.Set<String> ids = new java.util.HashSet<>();
+    for (String type : types) {
+      JsonNode data = tree(Events.sample(type, "42")).get("data");
+      assertThat(data.get("event_type").asText()).isEqualTo(type);
+      assertThat(data.get("filter").get("user_id").asText()).isEqualTo("42");
+      assertThat(data.get("payload").isObject()).isTrue();
+      ids.add(data.get("event_uuid").asText());
+    }
+    assertThat(ids).hasSize(types.size());
+    JsonNode revoke = tree(Events.sample("oauth.revoke", "42")).get("data");
+    assertThat(revoke.get("filter").isEmpty()).isTrue();
+    assertThat(revoke.get("payload").get("user_id").asText()).isEqualTo("42");
+    assertThat(
+            tree(Events.sample("dm.sent", "42"))
+                .get("data")
+                .get("filter")
+                .get("direction")
+                .asText())
+        .isEqualTo("sent");
+  }
+
   private static JsonNode tree(String json) throws IOException {
     return PlatformClient.MAPPER.readTree(json);
   }

@@ -1,0 +1,236 @@
+package io.servicehooks.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+final class ControlEndpointTest {
+
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+  private final PlatformSimulator simulator =
+      PlatformSimulator.builder()
+          .localMode(true)
+          .controlEndpoint(true)
+          .retrySchedule(List.of(Duration.ofMillis(50)))
+          .deliveryTimeout(Duration.ofSeconds(2))
+          .build()
+          .start();
+  private final PlatformClient client = new PlatformClient(simulator);
+  private final List<AutoCloseable> open = new ArrayList<>();
+
+  @AfterEach
+  void close() throws Exception {
+    for (AutoCloseable c : open) {
+      c.close();
+    }
+    simulator.close();
+  }
+
+  private HttpResponse<String> control(String method, String path, String body) {
+    try {
+      return HTTP.send(
+          HttpRequest.newBuilder(simulator.baseUrl().resolve(path))
+              .timeout(Duration.ofSeconds(10))
+              .method(
+                  method,
+                  body == null
+                      ? HttpRequest.BodyPublishers.noBody()
+                      : HttpRequest.BodyPublishers.ofString(body))
+              .build(),
+          HttpResponse.BodyHandlers.ofString());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private StreamReader stream() {
+    StreamReader reader = StreamReader.open(simulator, client.bearer(), "");
+    open.add(0, reader);
+    return reader;
+  }
+
+  private ConsumerStub consumer() throws IOException {
+    ConsumerStub consumer = ConsumerStub.start(simulator.consumerSecret());
+    open.add(consumer);
+    client.register(consumer.url());
+    return consumer;
+  }
+
+  @Test
+  void trigger_countAndDuplicate_webhookAndStreamGetEachEventTwice() throws IOException {
+    ConsumerStub consumer = consumer();
+    StreamReader reader = stream();
+
+    HttpResponse<String> response =
+        control(
+            "POST",
+            "/_sim/trigger",
+            "{\"type\":\"dm.received\",\"count\":2,\"user_id\":\"42\",\"duplicate\":true}");
+
+    assertThat(response.statusCode()).isEqualTo(200);
+    JsonNode data = PlatformClient.json(response).get("data");
+    assertThat(data.get("webhook_deliveries").asInt()).isEqualTo(4);
+    assertThat(data.get("streams").asInt()).isEqualTo(1);
+    List<String> uuids = new ArrayList<>();
+    data.get("event_uuids").forEach(u -> uuids.add(u.asText()));
+    assertThat(uuids).hasSize(2).doesNotHaveDuplicates();
+    await().until(() -> consumer.deliveries().size() == 4 && reader.events().size() == 4);
+    for (String line : reader.events()) {
+      JsonNode event = PlatformClient.MAPPER.readTree(line).get("data");
+      assertThat(event.get("event_type").asText()).isEqualTo("dm.received");
+      assertThat(event.get("filter").get("user_id").asText()).isEqualTo("42");
+      assertThat(uuids).contains(event.get("event_uuid").asText());
+    }
+    assertThat(consumer.deliveryBodies()).containsExactlyInAnyOrderElementsOf(reader.events());
+  }
+
+  @Test
+  void trigger_toStream_webhookGetsNothing() throws IOException {
+    ConsumerStub consumer = consumer();
+    StreamReader reader = stream();
+
+    HttpResponse<String> response =
+        control("POST", "/_sim/trigger", "{\"type\":\"post.create\",\"to\":\"stream\"}");
+
+    assertThat(PlatformClient.json(response).get("data").get("webhook_deliveries").asInt())
+        .isZero();
+    await().until(() -> reader.events().size() == 1);
+    assertThat(simulator.awaitIdle(Duration.ofSeconds(5))).isTrue();
+    assertThat(consumer.deliveries()).isEmpty();
+  }
+
+  @Test
+  void trigger_badInput_400WithReason() {
+    assertThat(control("POST", "/_sim/trigger", "{}").statusCode()).isEqualTo(400);
+    assertThat(control("POST", "/_sim/trigger", "{\"type\":\"x\",\"count\":0}").body())
+        .contains("count");
+    assertThat(control("POST", "/_sim/trigger", "not json").statusCode()).isEqualTo(400);
+    assertThat(control("GET", "/_sim/trigger", null).statusCode()).isEqualTo(405);
+    assertThat(control("POST", "/_sim/nothing", "{}").statusCode()).isEqualTo(404);
+  }
+
+  @Test
+  void streamFaults_dropStallDisconnect_playedOnOpenStreams() {
+    StreamReader dropped = stream();
+    await().until(() -> simulator.openStreams().size() == 1);
+    assertThat(control("POST", "/_sim/faults/stream/drop", null).body()).contains("\"streams\":1");
+    await().until(() -> dropped.end() == StreamReader.End.ERROR);
+
+    StreamReader disconnected = stream();
+    control("POST", "/_sim/faults/stream/disconnect", null);
+    await().until(() -> disconnected.end() == StreamReader.End.CLEAN);
+    assertThat(disconnected.events().get(0)).contains("operational-disconnect");
+
+    stream();
+    control("POST", "/_sim/faults/stream/stall", null);
+    await().until(() -> simulator.openStreams().get(0).stalled());
+  }
+
+  @Test
+  void connectFaults_queuedThroughControl_playedInOrder() {
+    control("POST", "/_sim/faults/stream/rate-limit", "{\"reset_in_seconds\":120}");
+    control("POST", "/_sim/faults/stream/unavailable", "{\"count\":2}");
+    control("POST", "/_sim/faults/stream/too-many-connections", null);
+
+    StreamReader limited = stream();
+    assertThat(limited.status()).isEqualTo(429);
+    long reset = Long.parseLong(limited.response.headers().firstValue("x-rate-limit-reset").get());
+    assertThat(reset)
+        .isBetween(simulator.now().getEpochSecond() + 100, simulator.now().getEpochSecond() + 121);
+    assertThat(stream().status()).isEqualTo(503);
+    assertThat(stream().status()).isEqualTo(503);
+    StreamReader tooMany = stream();
+    assertThat(tooMany.status()).isEqualTo(429);
+    assertThat(tooMany.refusal()).contains("TooManyConnections");
+    assertThat(stream().status()).isEqualTo(200);
+  }
+
+  @Test
+  void revokeToken_throughControl_streamEndsAndTokenRefused() {
+    String token = client.bearer();
+    StreamReader reader = stream();
+    await().until(() -> simulator.openStreams().size() == 1);
+
+    control("POST", "/_sim/faults/token/revoke", null);
+
+    await().until(() -> reader.end() != StreamReader.End.OPEN);
+    StreamReader again = StreamReader.open(simulator, token, "");
+    open.add(0, again);
+    assertThat(again.status()).isEqualTo(401);
+  }
+
+  @Test
+  void keepAlive_setThroughControl_applies() {
+    StreamReader reader = stream();
+    await().until(() -> simulator.openStreams().size() == 1);
+
+    assertThat(control("PUT", "/_sim/stream/keep-alive", "{\"millis\":50}").statusCode())
+        .isEqualTo(200);
+    control("POST", "/_sim/trigger", "{\"type\":\"post.create\"}"); // wakes the writer
+
+    await().atMost(Duration.ofSeconds(5)).until(() -> reader.keepAlives() >= 2);
+  }
+
+  @Test
+  void stateAndAttempts_afterFailedDelivery_showRetriesAndDrop() throws IOException {
+    ConsumerStub consumer = consumer();
+    consumer.deliveryStatus(500);
+    stream();
+
+    control("POST", "/_sim/trigger", "{\"type\":\"like.create\"}");
+    assertThat(simulator.awaitIdle(Duration.ofSeconds(10))).isTrue();
+
+    JsonNode state = PlatformClient.json(control("GET", "/_sim/state", null)).get("data");
+    assertThat(state.get("attempts").get("total").asInt()).isEqualTo(2);
+    assertThat(state.get("attempts").get("failed").asInt()).isEqualTo(2);
+    assertThat(state.get("attempts").get("retries").asInt()).isEqualTo(1);
+    assertThat(state.get("dropped").asInt()).isEqualTo(1);
+    assertThat(state.get("webhooks")).hasSize(1);
+    assertThat(state.get("streams")).hasSize(1);
+    JsonNode attempts = PlatformClient.json(control("GET", "/_sim/attempts", null)).get("data");
+    assertThat(attempts).hasSize(2);
+    assertThat(attempts.get(1).get("attempt").asInt()).isEqualTo(2);
+    assertThat(attempts.get(1).get("status").asInt()).isEqualTo(500);
+    assertThat(attempts.get(0).get("event_uuid").asText()).isNotBlank();
+  }
+
+  @Test
+  void advance_throughControl_movesTheClock() {
+    java.time.Instant before = simulator.now();
+
+    control("POST", "/_sim/advance", "{\"seconds\":300}");
+
+    assertThat(simulator.now()).isAfterOrEqualTo(before.plusSeconds(300));
+  }
+
+  @Test
+  void controlEndpoint_offByDefault_404() {
+    try (PlatformSimulator plain = PlatformSimulator.builder().build().start()) {
+      HttpResponse<String> response;
+      try {
+        response =
+            HTTP.send(
+                HttpRequest.newBuilder(plain.baseUrl().resolve("/_sim/state")).build(),
+                HttpResponse.BodyHandlers.ofString());
+      } catch (IOException | InterruptedException e) {
+        throw new AssertionError(e);
+      }
+      assertThat(response.statusCode()).isEqualTo(404);
+    }
+  }
+}
