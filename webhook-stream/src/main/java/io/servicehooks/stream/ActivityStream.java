@@ -371,11 +371,13 @@ public final class ActivityStream implements AutoCloseable {
   private void attempt() {
     int backfill;
     long number;
+    long askedFrom;
     synchronized (lock) {
       if (state != State.CONNECTING) {
         return;
       }
       backfill = backfillMinutes();
+      askedFrom = Math.min(lastByteNanos, earliestNotTakenNanos);
       number = ++connection;
       ending = null;
       outageAttempts++;
@@ -403,7 +405,7 @@ public final class ActivityStream implements AutoCloseable {
     }
     int status = response.statusCode();
     if (status == 200) {
-      read(response.body(), number, backfill);
+      read(response.body(), number, backfill, askedFrom);
       return;
     }
     String problem = problem(readBounded(response.body()));
@@ -485,8 +487,9 @@ public final class ActivityStream implements AutoCloseable {
 
   // ---- reading ----
 
-  private void read(InputStream body, long number, int backfill) {
+  private void read(InputStream body, long number, int backfill, long askedFrom) {
     long resumeFrom;
+    boolean missed;
     synchronized (lock) {
       if (state != State.CONNECTING) {
         closeQuietly(body);
@@ -494,8 +497,15 @@ public final class ActivityStream implements AutoCloseable {
       }
       state = State.CONNECTED;
       open = body;
-      resumeFrom = Math.min(lastByteNanos, earliestNotTakenNanos);
-      earliestNotTakenNanos = Long.MAX_VALUE;
+      resumeFrom = askedFrom;
+      // An event the consumer refused while this connect was under way, older than what it asked
+      // again: end this connection at once and ask from that event.
+      missed = earliestNotTakenNanos < askedFrom;
+      if (missed) {
+        ending = Cause.NOT_TAKEN;
+      } else {
+        earliestNotTakenNanos = Long.MAX_VALUE;
+      }
       if (!outage) {
         outageAttempts = 0;
       }
@@ -510,6 +520,9 @@ public final class ActivityStream implements AutoCloseable {
     log.info("Activity stream connected to {} (backfill_minutes={})", client.baseUrl(), backfill);
     reportGap(resumeFrom, backfill);
     endOutage();
+    if (missed) {
+      closeQuietly(body);
+    }
     Cause cause = readLines(body, number);
     boolean dataSeen;
     synchronized (lock) {
@@ -846,7 +859,9 @@ public final class ActivityStream implements AutoCloseable {
         return;
       }
       earliestNotTakenNanos = Math.min(earliestNotTakenNanos, line.arrivedNanos());
-      discardBelow = Math.max(discardBelow, connection + 1);
+      // The rest of that connection's lines come again with the backfill; later connections'
+      // lines still go to the consumer (a refusal among them ends their connection in turn).
+      discardBelow = Math.max(discardBelow, line.connection() + 1);
       if (state == State.CONNECTED && ending == null) {
         ending = Cause.NOT_TAKEN;
         body = open;
