@@ -516,6 +516,36 @@ final class ActivityStreamTest {
   }
 
   @Test
+  void stream_slowReaderCutOffByThePlatform_backfillCoversTheGap() throws Exception {
+    simulator(b -> b.streamBuffer(5)); // the platform cuts a stream 5 events behind
+    CountDownLatch release = new CountDownLatch(1);
+    WebhookConsumer slow =
+        WebhookConsumer.builder()
+            .consumerSecrets(simulator.consumerSecret())
+            .onAny(
+                event -> {
+                  release.await(30, TimeUnit.SECONDS);
+                  handled.add(event.id());
+                })
+            .build();
+    open.add(0, slow);
+    ActivityStream stream = started(stream(slow, client()).handOffCapacity(2));
+    awaitConnected(stream, 1);
+    List<String> expected = new ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      simulator.deliverToStream(event("s" + i));
+      expected.add("s" + i);
+    }
+    await().until(() -> simulator.openStreams().isEmpty()); // cut off
+
+    release.countDown();
+    await().atMost(Duration.ofSeconds(20)).until(() -> handled.size() == 100);
+    assertThat(handled).containsExactlyInAnyOrderElementsOf(expected);
+    assertThat(reconnects("network")).isGreaterThanOrEqualTo(1.0);
+    awaitConnected(stream, 1);
+  }
+
+  @Test
   void stream_webhookCopyAndStreamCopy_runOnce() throws Exception {
     simulator(b -> b.localMode(true));
     WebhookConsumer consumer = consumer();
