@@ -298,8 +298,9 @@ final class ActivityStreamTest {
   @Test
   void stream_revokedBearerToken_stopsWithOneErrorAndHealthDown() throws Exception {
     simulator();
+    String token = bearerToken();
     WebhookClient client =
-        WebhookClient.builder().baseUrl(simulator.baseUrl()).bearerToken(bearerToken()).build();
+        WebhookClient.builder().baseUrl(simulator.baseUrl()).bearerToken(token).build();
     ActivityStream stream = started(stream(consumer(), client));
     awaitConnected(stream, 1);
 
@@ -316,6 +317,8 @@ final class ActivityStreamTest {
     advance(Duration.ofMinutes(30));
     assertThat(clock.reconnectWaits()).isEmpty(); // no retry loop
     assertThat(registry.get("webhook.stream.connected").gauge().value()).isZero();
+    assertThat(logs.list).noneSatisfy(e -> assertThat(e.getFormattedMessage()).contains(token));
+    assertThat(stream.toString()).doesNotContain(token);
   }
 
   @Test
