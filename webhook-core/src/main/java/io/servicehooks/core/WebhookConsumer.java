@@ -263,6 +263,43 @@ public final class WebhookConsumer implements AutoCloseable {
       metrics.delivery("invalid_signature", System.nanoTime() - start);
       return CompletableFuture.completedFuture(refused);
     }
+    return verified(body, start, executor);
+  }
+
+  /**
+   * Runs a delivery that arrived over a connection this application opened itself to the platform
+   * and authenticated there with its bearer token over TLS, such as a line of the activity stream
+   * ({@code GET /2/activity/stream}). Such deliveries carry no signature: the platform does not
+   * sign them, because the connection itself proves where they come from. Everything else is as for
+   * a POST: the size limit, parsing, type names, dedup (so a copy of the same event that also
+   * arrives by webhook runs once), listeners, the error handler, metrics and the acknowledgement
+   * mode; the answer is the one a signed POST of the same body would get (200 taken, 400 malformed,
+   * 500 a listener failed, 503 not taken: the dedup store or the inbox could not be asked, the
+   * queue is full or the consumer is closing).
+   *
+   * <p>This skips the signature check, the one thing that tells the platform's POSTs from anyone
+   * else's, so it must never be given bytes that an HTTP server received: no adapter calls it, and
+   * no {@link WebhookRequest} (whatever its method, path or headers) reaches it through {@link
+   * #handle} or {@link #adapterSupport()}. Listeners run on the calling thread in synchronous mode,
+   * so call it from a thread that may block.
+   *
+   * @param body the delivery's JSON, exactly as read from the connection
+   */
+  public CompletableFuture<WebhookResponse> handleFromOwnConnection(byte[] body) {
+    Objects.requireNonNull(body, "body");
+    long start = System.nanoTime();
+    if (closed.get()) {
+      return answers.done(
+          Answers.reject(503, "rejected", "shutting_down", "consumer is shutting down"), start);
+    }
+    if (body.length > maxBodyBytes) {
+      return CompletableFuture.completedFuture(payloadTooLarge());
+    }
+    return verified(body, start, null);
+  }
+
+  /** A delivery whose origin is established: payload, then the acknowledgement mode. */
+  private CompletableFuture<WebhookResponse> verified(byte[] body, long start, Executor executor) {
     List<WebhookEvent> events;
     try {
       events = parser.parse(body);

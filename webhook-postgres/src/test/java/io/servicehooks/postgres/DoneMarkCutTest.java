@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.servicehooks.testsupport.TcpProxy;
 import io.servicehooks.testsupport.TestDatabase;
 import java.net.URI;
 import java.time.Duration;

@@ -305,6 +305,39 @@ final class ApiCaller {
     }
   }
 
+  /**
+   * Opens a long-lived GET and returns its answer as soon as the headers arrived, whatever the
+   * status, with the body unread; a 401 gets a new token once when the token can be renewed. The
+   * request time-out bounds the wait for the headers only.
+   */
+  HttpResponse<java.io.InputStream> open(String pathAndQuery) throws IOException {
+    boolean refreshed = false;
+    while (true) {
+      String token = tokens.current();
+      HttpRequest request =
+          HttpRequest.newBuilder(URI.create(baseUri + pathAndQuery))
+              .timeout(requestTimeout)
+              .header("Authorization", "Bearer " + token)
+              .header("Accept", "application/json")
+              .GET()
+              .build();
+      HttpResponse<java.io.InputStream> response;
+      try {
+        response = http.send(request, HttpResponse.BodyHandlers.ofInputStream());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new InterruptedIOException("interrupted during GET " + pathAndQuery);
+      }
+      if (response.statusCode() == 401 && !refreshed && tokens.canRefresh()) {
+        response.body().close();
+        refreshed = true;
+        tokens.refreshAfterRejection(token);
+        continue;
+      }
+      return response;
+    }
+  }
+
   private void sleep(Duration wait) throws InterruptedIOException {
     try {
       sleeper.sleep(wait);

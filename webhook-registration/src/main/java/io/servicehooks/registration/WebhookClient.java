@@ -2,10 +2,12 @@ package io.servicehooks.registration;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
 import java.net.http.HttpClient;
+import java.net.http.HttpResponse;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
@@ -449,6 +451,26 @@ public final class WebhookClient {
    */
   public void invalidateToken() throws IOException {
     api.tokens().invalidate();
+  }
+
+  /**
+   * Opens the activity stream ({@code GET /2/activity/stream}) with the bearer token, for {@code
+   * webhook-stream}'s {@code ActivityStream}, which applications use instead. Returns as soon as
+   * the answer's headers arrived (within the request time-out), whatever its status; the body is
+   * one JSON object per line, read and closed by the caller. A 401 fetches a new token once when
+   * the client has the API key and secret.
+   *
+   * @param backfillMinutes 0 to 5: the minutes before now whose events the platform sends again
+   * @throws IOException when the platform cannot be reached, or a {@link WebhookApiException} when
+   *     the token itself cannot be had
+   */
+  public HttpResponse<InputStream> openActivityStream(int backfillMinutes) throws IOException {
+    if (backfillMinutes < 0 || backfillMinutes > 5) {
+      throw new IllegalArgumentException(
+          "backfillMinutes must be between 0 and 5, was " + backfillMinutes);
+    }
+    return api.open(
+        "/2/activity/stream" + (backfillMinutes > 0 ? "?backfill_minutes=" + backfillMinutes : ""));
   }
 
   /** The platform address this client calls. */

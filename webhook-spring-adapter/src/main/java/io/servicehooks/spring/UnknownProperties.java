@@ -46,6 +46,8 @@ final class UnknownProperties {
           "servicehooks.webhook.catch-up.heartbeat-interval",
           "servicehooks.webhook.catch-up.gap-threshold",
           "servicehooks.webhook.catch-up.safety-margin",
+          "servicehooks.webhook.stream.enabled",
+          "servicehooks.webhook.stream.backfill-minutes",
           "servicehooks.webhook.acknowledgement.mode",
           "servicehooks.webhook.acknowledgement.queue-capacity",
           "servicehooks.webhook.acknowledgement.threads",

@@ -50,6 +50,10 @@ import java.util.concurrent.CountDownLatch;
  * INBOX_MAX_ATTEMPTS       attempts before a dead letter (default 10)
  * INBOX_RETRY_BASE_MS      the first back-off after a failure (default 2000), doubling
  * INBOX_LEASE_MS           how long a taken event belongs to its process (default 60000)
+ * DELIVERY                 webhook (default), stream (no public URL: the activity stream only; PORT
+ *                          serves just /health and /metrics; SERVICE_CONSUMER_SECRET optional) or
+ *                          both (see StreamWiring for SERVICE_API_BASE_URL, the credentials and
+ *                          STREAM_BACKFILL_MINUTES, 0-5, default 5)
  * --demo                   run the demo instead: a consumer plus a sender of signed events
  * </pre>
  *
@@ -71,7 +75,9 @@ public final class ConsumerMain {
           + "             DATABASE_SCHEMA, DATABASE_CREATE_SCHEMA, INBOX_MAX_ATTEMPTS, INBOX_RETRY_BASE_MS,\n"
           + "             INBOX_LEASE_MS, REDIS_URL, REDIS_PREFIX, CATCH_UP=true|false (with\n"
           + "             SERVICE_API_BASE_URL, SERVICE_API_KEY, SERVICE_API_SECRET or SERVICE_BEARER_TOKEN,\n"
-          + "             WEBHOOK_URL or CATCH_UP_WEBHOOK_ID, and REDIS_URL, DATABASE_URL or CATCH_UP_FILE)";
+          + "             WEBHOOK_URL or CATCH_UP_WEBHOOK_ID, and REDIS_URL, DATABASE_URL or CATCH_UP_FILE),\n"
+          + "             DELIVERY=webhook|stream|both (with SERVICE_API_BASE_URL, the credentials above and\n"
+          + "             STREAM_BACKFILL_MINUTES=0..5)";
 
   private ConsumerMain() {}
 
@@ -101,12 +107,18 @@ public final class ConsumerMain {
     Command command;
     long listenerDelayMs;
     CatchUpWiring.Config catchUpConfig;
+    StreamWiring.Config streamConfig;
     boolean listenerFail;
     try {
       command = parse(args, env);
       listenerDelayMs = listenerDelayMs(env);
       listenerFail = bool(env, "LISTENER_FAIL", false);
       catchUpConfig = command.help() || command.demo() ? null : CatchUpWiring.parse(env);
+      streamConfig = command.help() || command.demo() ? null : StreamWiring.parse(env);
+      if (streamConfig != null && streamConfig.streamOnly() && env.get("MANAGEMENT_PORT") != null) {
+        throw new ConfigException(
+            "DELIVERY=stream serves /health and /metrics on PORT; MANAGEMENT_PORT is not used");
+      }
     } catch (ConfigException e) {
       err.println("servicehooks-consumer: " + e.getMessage());
       return 2;
@@ -139,7 +151,9 @@ public final class ConsumerMain {
                   catchUp[0] = CatchUpWiring.build(catchUpConfig, registry);
                   catchUp[0].install(b);
                 }
-              });
+              },
+              streamConfig,
+              catchUpConfig != null);
     } catch (StandaloneConsumer.DatabaseUnavailableException e) {
       err.println("servicehooks-consumer: " + e.getMessage());
       return 2;
@@ -227,6 +241,10 @@ public final class ConsumerMain {
         secrets.add(s.strip());
       }
     }
+    if (secrets.isEmpty() && !demo && !help && streamOnly(env)) {
+      // No webhook is served, so no signature is ever checked; the consumer still needs a key.
+      secrets.add(unusedSecret());
+    }
     if (secrets.isEmpty() && !demo && !help) {
       throw new ConfigException(
           "SERVICE_CONSUMER_SECRET is not set (your app's consumer secret; comma-separated to rotate, first is current)");
@@ -262,6 +280,17 @@ public final class ConsumerMain {
       throw new ConfigException(e.getMessage());
     }
     return new Command(settings, database, demo, help);
+  }
+
+  private static boolean streamOnly(Map<String, String> env) throws ConfigException {
+    return StreamWiring.delivery(env) == StreamWiring.Delivery.STREAM;
+  }
+
+  /** A random key nobody knows: with DELIVERY=stream nothing is ever verified with it. */
+  private static String unusedSecret() {
+    byte[] bytes = new byte[32];
+    new java.security.SecureRandom().nextBytes(bytes);
+    return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
   }
 
   private static boolean bool(Map<String, String> env, String name, boolean fallback)

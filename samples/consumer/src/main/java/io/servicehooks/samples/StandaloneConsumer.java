@@ -8,6 +8,7 @@ import io.servicehooks.core.WebhookConsumer;
 import io.servicehooks.postgres.DatabaseMessages;
 import io.servicehooks.postgres.PostgresInbox;
 import io.servicehooks.redis.RedisDeduplicator;
+import io.servicehooks.stream.ActivityStream;
 import io.servicehooks.undertow.WebhookServer;
 import io.undertow.Handlers;
 import io.undertow.Undertow;
@@ -49,18 +50,24 @@ public final class StandaloneConsumer implements AutoCloseable {
   private final Undertow management; // null: health and metrics beside the webhook
   private final HikariDataSource database; // null: not durable
   private final RedisDeduplicator store; // null: dedup in this process's memory
+  private final WebhookConsumer consumer;
+  private final ActivityStream stream; // null: webhook only
 
   private StandaloneConsumer(
       PrometheusMeterRegistry registry,
       WebhookServer server,
       Undertow management,
       HikariDataSource database,
-      RedisDeduplicator store) {
+      RedisDeduplicator store,
+      WebhookConsumer consumer,
+      ActivityStream stream) {
     this.registry = registry;
     this.server = server;
     this.management = management;
     this.database = database;
     this.store = store;
+    this.consumer = consumer;
+    this.stream = stream;
   }
 
   /**
@@ -139,9 +146,23 @@ public final class StandaloneConsumer implements AutoCloseable {
       Settings settings,
       DatabaseSettings database,
       BiConsumer<WebhookConsumer.Builder, MeterRegistry> customizer) {
+    return start(settings, database, customizer, null, false);
+  }
+
+  /**
+   * As {@link #start(Settings, DatabaseSettings, BiConsumer)}, also receiving the activity stream
+   * when {@code stream} is not null; with {@code DELIVERY=stream} no webhook is served and {@code
+   * PORT} answers only {@code /health} and {@code /metrics}.
+   */
+  static StandaloneConsumer start(
+      Settings settings,
+      DatabaseSettings database,
+      BiConsumer<WebhookConsumer.Builder, MeterRegistry> customizer,
+      StreamWiring.Config stream,
+      boolean webhookCatchUp) {
     RedisDeduplicator store = settings.redisUrl() == null ? null : connect(settings);
     try {
-      return start(settings, database, customizer, store);
+      return start(settings, database, customizer, store, stream, webhookCatchUp);
     } catch (RuntimeException e) {
       if (store != null) {
         store.close();
@@ -183,7 +204,9 @@ public final class StandaloneConsumer implements AutoCloseable {
       Settings settings,
       DatabaseSettings database,
       BiConsumer<WebhookConsumer.Builder, MeterRegistry> customizer,
-      RedisDeduplicator store) {
+      RedisDeduplicator store,
+      StreamWiring.Config streamConfig,
+      boolean webhookCatchUp) {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     WebhookConsumer.Builder builder =
         WebhookConsumer.builder()
@@ -204,8 +227,10 @@ public final class StandaloneConsumer implements AutoCloseable {
     PostgresInbox[] inbox = new PostgresInbox[1];
     HikariDataSource pool =
         database == null ? null : durable(settings, database, registry, builder, inbox);
+    ActivityStream[] streamRef = new ActivityStream[1];
     HttpHandler health =
         exchange -> {
+          ActivityStream s = streamRef[0];
           exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, "application/json");
           // Durable mode: DOWN when an inbox thread is gone or its loops keep failing, so an
           // orchestrator replaces an instance that answers 200 but no longer runs what it stored.
@@ -218,6 +243,14 @@ public final class StandaloneConsumer implements AutoCloseable {
                 .send("{\"status\":\"DOWN\",\"inbox\":\"" + jsonText(problem.get()) + "\"}");
             return;
           }
+          if (s != null && !s.healthy()) {
+            // Down 60 s or refused: an orchestrator should see it (and restart or alert).
+            exchange.setStatusCode(503);
+            exchange
+                .getResponseSender()
+                .send("{\"status\":\"DOWN\",\"stream\":\"" + s.state() + "\"}");
+            return;
+          }
           exchange.getResponseSender().send("{\"status\":\"UP\"}");
         };
     HttpHandler metrics =
@@ -228,8 +261,22 @@ public final class StandaloneConsumer implements AutoCloseable {
           }
           scrape(registry, exchange);
         };
+    WebhookConsumer consumer = builder.build();
+    if (streamConfig != null && streamConfig.streamOnly()) {
+      return streamOnly(
+          settings,
+          registry,
+          consumer,
+          health,
+          metrics,
+          pool,
+          store,
+          streamConfig,
+          webhookCatchUp,
+          streamRef);
+    }
     WebhookServer.Builder server =
-        WebhookServer.builder(builder.build())
+        WebhookServer.builder(consumer)
             .host(settings.host())
             .port(settings.port())
             .path(settings.path());
@@ -252,7 +299,13 @@ public final class StandaloneConsumer implements AutoCloseable {
             settings.managementHost(),
             boundPort(management));
       }
-      return new StandaloneConsumer(registry, server.build().start(), management, pool, store);
+      WebhookServer started = server.build().start();
+      ActivityStream stream =
+          streamConfig == null
+              ? null
+              : StreamWiring.start(streamConfig, consumer, registry, webhookCatchUp);
+      streamRef[0] = stream;
+      return new StandaloneConsumer(registry, started, management, pool, store, consumer, stream);
     } catch (RuntimeException e) {
       if (management != null) {
         management.stop();
@@ -262,6 +315,52 @@ public final class StandaloneConsumer implements AutoCloseable {
       }
       throw e;
     }
+  }
+
+  /**
+   * {@code DELIVERY=stream}: no webhook; {@code PORT} serves only health and metrics, and the
+   * stream feeds the consumer.
+   */
+  private static StandaloneConsumer streamOnly(
+      Settings settings,
+      PrometheusMeterRegistry registry,
+      WebhookConsumer consumer,
+      HttpHandler health,
+      HttpHandler metrics,
+      HikariDataSource pool,
+      RedisDeduplicator store,
+      StreamWiring.Config streamConfig,
+      boolean webhookCatchUp,
+      ActivityStream[] streamRef) {
+    Settings onPort =
+        new Settings(
+            settings.consumerSecrets(),
+            settings.host(),
+            settings.port(),
+            settings.path(),
+            settings.inlineListeners(),
+            settings.logEvents(),
+            settings.ioThreads(),
+            settings.workerThreads(),
+            settings.host(),
+            settings.port());
+    Undertow management = management(onPort, health, metrics);
+    try {
+      startManagement(management, onPort);
+    } catch (RuntimeException e) {
+      consumer.close();
+      if (pool != null) {
+        pool.close();
+      }
+      throw e;
+    }
+    log.info(
+        "Stream mode: no webhook; serving /health and /metrics at http://{}:{}",
+        settings.host(),
+        boundPort(management));
+    ActivityStream stream = StreamWiring.start(streamConfig, consumer, registry, webhookCatchUp);
+    streamRef[0] = stream;
+    return new StandaloneConsumer(registry, null, management, pool, store, consumer, stream);
   }
 
   /**
@@ -414,9 +513,9 @@ public final class StandaloneConsumer implements AutoCloseable {
     exchange.getResponseSender().send(registry.scrape());
   }
 
-  /** The port actually bound. */
+  /** The port actually bound (in stream mode, the one serving health and metrics). */
   public int port() {
-    return server.port();
+    return server != null ? server.port() : boundPort(management);
   }
 
   /**
@@ -435,7 +534,14 @@ public final class StandaloneConsumer implements AutoCloseable {
   /** Finishes in-flight deliveries, then stops; the management port answers until then. */
   @Override
   public void close() {
-    server.close(); // closes the consumer, which closes the inbox
+    if (stream != null) {
+      stream.close(); // before the consumer: the lines already read reach it first
+    }
+    if (server != null) {
+      server.close(); // closes the consumer, which closes the inbox
+    } else {
+      consumer.close();
+    }
     if (management != null) {
       management.stop();
     }

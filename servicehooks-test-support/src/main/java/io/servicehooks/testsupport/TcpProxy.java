@@ -1,4 +1,4 @@
-package io.servicehooks.postgres;
+package io.servicehooks.testsupport;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -15,7 +15,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * connection cut, new ones refused) and bring it back on the same port, without touching the server
  * the other tests share.
  */
-final class TcpProxy implements AutoCloseable {
+public final class TcpProxy implements AutoCloseable {
 
   private final String targetHost;
   private final int targetPort;
@@ -23,12 +23,14 @@ final class TcpProxy implements AutoCloseable {
   private volatile ServerSocket server;
   private int port;
 
-  TcpProxy(String targetHost, int targetPort) {
+  /** A proxy to {@code targetHost:targetPort}; {@link #start()} opens its loopback port. */
+  public TcpProxy(String targetHost, int targetPort) {
     this.targetHost = targetHost;
     this.targetPort = targetPort;
   }
 
-  synchronized TcpProxy start() throws IOException {
+  /** Listens (again, on the same port after {@link #stop()}) and forwards new connections. */
+  public synchronized TcpProxy start() throws IOException {
     ServerSocket s = new ServerSocket();
     s.setReuseAddress(true);
     s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
@@ -40,7 +42,8 @@ final class TcpProxy implements AutoCloseable {
     return this;
   }
 
-  int port() {
+  /** The loopback port to connect to instead of the target. */
+  public int port() {
     return port;
   }
 
@@ -85,7 +88,7 @@ final class TcpProxy implements AutoCloseable {
   }
 
   /** Refuses new connections and cuts every open one, as a database that went away. */
-  synchronized void stop() {
+  public synchronized void stop() {
     closeQuietly(server);
     for (Socket s : sockets) {
       closeQuietly(s);

@@ -1,0 +1,178 @@
+package io.servicehooks.samples;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.servicehooks.core.WebhookConsumer;
+import io.servicehooks.registration.WebhookClient;
+import io.servicehooks.stream.ActivityStream;
+import java.net.URI;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * {@code DELIVERY=stream|both}: the standalone consumer also (or only) receives the activity
+ * stream, through the same consumer, listeners and dedup.
+ *
+ * <pre>
+ * DELIVERY                 webhook (default), stream, or both
+ * SERVICE_API_BASE_URL     the platform's API address (required for stream and both)
+ * SERVICE_API_KEY, SERVICE_API_SECRET   the app's API key and secret (a token is fetched), or
+ * SERVICE_BEARER_TOKEN     an app-only bearer token; as the CLI takes them (key and secret first)
+ * STREAM_BACKFILL_MINUTES  0 to 5 (default 5): the most minutes a reconnect asks again
+ * ALLOW_INSECURE_URL       true: accept an http SERVICE_API_BASE_URL that is not loopback
+ * </pre>
+ *
+ * In {@code stream} mode no webhook is served: {@code PORT} answers only {@code /health} (503
+ * {@code DOWN} once the stream has been down 60 s or the platform refused the token) and {@code
+ * /metrics}. The API secret and the token are never printed.
+ */
+final class StreamWiring {
+
+  /** How events arrive. */
+  enum Delivery {
+    WEBHOOK,
+    STREAM,
+    BOTH
+  }
+
+  /** The parsed settings; {@link #toString()} leaves every secret out. */
+  record Config(
+      Delivery delivery,
+      URI baseUrl,
+      String apiKey,
+      String apiSecret,
+      String bearerToken,
+      int backfillMinutes,
+      boolean allowInsecureUrl) {
+
+    boolean streamOnly() {
+      return delivery == Delivery.STREAM;
+    }
+
+    @Override
+    public String toString() {
+      return "StreamWiring.Config[delivery="
+          + delivery
+          + ", baseUrl="
+          + baseUrl
+          + ", auth="
+          + (apiKey != null ? "client credentials" : "bearer token")
+          + ", backfillMinutes="
+          + backfillMinutes
+          + "]";
+    }
+  }
+
+  private StreamWiring() {}
+
+  /** {@code DELIVERY} alone: webhook unless set. */
+  static Delivery delivery(Map<String, String> env) throws ConsumerMain.ConfigException {
+    String value = env.getOrDefault("DELIVERY", "webhook").strip().toLowerCase(Locale.ROOT);
+    return switch (value) {
+      case "", "webhook" -> Delivery.WEBHOOK;
+      case "stream" -> Delivery.STREAM;
+      case "both" -> Delivery.BOTH;
+      default ->
+          throw new ConsumerMain.ConfigException(
+              "DELIVERY must be 'webhook', 'stream' or 'both', was '" + value + "'");
+    };
+  }
+
+  /** The settings, or {@code null} for {@code DELIVERY=webhook}. */
+  static Config parse(Map<String, String> env) throws ConsumerMain.ConfigException {
+    Delivery delivery = delivery(env);
+    if (delivery == Delivery.WEBHOOK) {
+      if (value(env, "STREAM_BACKFILL_MINUTES") != null) {
+        throw new ConsumerMain.ConfigException(
+            "STREAM_BACKFILL_MINUTES is set but DELIVERY is webhook (set DELIVERY=stream or both)");
+      }
+      return null;
+    }
+    String mode = "DELIVERY=" + delivery.name().toLowerCase(Locale.ROOT);
+    String base = value(env, "SERVICE_API_BASE_URL");
+    if (base == null) {
+      throw new ConsumerMain.ConfigException(
+          mode + " needs SERVICE_API_BASE_URL (the platform's API address)");
+    }
+    URI baseUrl;
+    try {
+      baseUrl = URI.create(base);
+      WebhookClient.builder().baseUrl(baseUrl); // the client's own check
+    } catch (IllegalArgumentException e) {
+      throw new ConsumerMain.ConfigException(
+          "SERVICE_API_BASE_URL must be an absolute http(s) URL without user information");
+    }
+    String key = value(env, "SERVICE_API_KEY");
+    String secret = value(env, "SERVICE_API_SECRET");
+    String token = value(env, "SERVICE_BEARER_TOKEN");
+    if ((key == null) != (secret == null) && token == null) {
+      throw new ConsumerMain.ConfigException(
+          (key == null ? "SERVICE_API_KEY" : "SERVICE_API_SECRET")
+              + " is not set (set both SERVICE_API_KEY and SERVICE_API_SECRET, or"
+              + " SERVICE_BEARER_TOKEN)");
+    }
+    if (key == null && token == null) {
+      throw new ConsumerMain.ConfigException(
+          mode
+              + " needs SERVICE_API_KEY and SERVICE_API_SECRET, or SERVICE_BEARER_TOKEN, in the"
+              + " environment");
+    }
+    int backfill = ActivityStream.MAX_BACKFILL_MINUTES;
+    String minutes = value(env, "STREAM_BACKFILL_MINUTES");
+    if (minutes != null) {
+      try {
+        backfill = Integer.parseInt(minutes);
+      } catch (NumberFormatException e) {
+        backfill = -1;
+      }
+      if (backfill < 0 || backfill > ActivityStream.MAX_BACKFILL_MINUTES) {
+        throw new ConsumerMain.ConfigException(
+            "STREAM_BACKFILL_MINUTES must be a number from 0 to 5, was '" + minutes + "'");
+      }
+    }
+    String insecure = env.getOrDefault("ALLOW_INSECURE_URL", "false").strip();
+    if (!insecure.equals("true") && !insecure.equals("false")) {
+      throw new ConsumerMain.ConfigException(
+          "ALLOW_INSECURE_URL must be 'true' or 'false', was '" + insecure + "'");
+    }
+    boolean allowInsecure = insecure.equals("true");
+    try {
+      client(new Config(delivery, baseUrl, key, secret, token, backfill, allowInsecure));
+    } catch (IllegalStateException e) {
+      throw new ConsumerMain.ConfigException("SERVICE_API_BASE_URL: " + e.getMessage());
+    }
+    return new Config(delivery, baseUrl, key, secret, token, backfill, allowInsecure);
+  }
+
+  /** The client the stream connects with; key and secret win over a token, as in the CLI. */
+  static WebhookClient client(Config config) {
+    WebhookClient.Builder client =
+        WebhookClient.builder()
+            .baseUrl(config.baseUrl())
+            .allowInsecureUrls(config.allowInsecureUrl())
+            .connectTimeout(Duration.ofSeconds(3))
+            .requestTimeout(Duration.ofSeconds(8));
+    if (config.apiKey() != null && config.apiSecret() != null) {
+      client.apiCredentials(config.apiKey(), config.apiSecret());
+    } else {
+      client.bearerToken(config.bearerToken());
+    }
+    return client.build();
+  }
+
+  /** Starts the stream into {@code consumer}, counting in {@code registry}. */
+  static ActivityStream start(
+      Config config, WebhookConsumer consumer, MeterRegistry registry, boolean webhookCatchUp) {
+    return ActivityStream.builder(consumer, client(config))
+        .backfillMinutes(config.backfillMinutes())
+        .webhookCatchUp(webhookCatchUp)
+        .meterRegistry(registry)
+        .build()
+        .start();
+  }
+
+  private static String value(Map<String, String> env, String name) {
+    String v = env.get(name);
+    return v == null || v.isBlank() ? null : v.strip();
+  }
+}

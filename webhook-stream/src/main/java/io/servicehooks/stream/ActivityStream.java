@@ -1,0 +1,1065 @@
+package io.servicehooks.stream;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.servicehooks.core.WebhookConsumer;
+import io.servicehooks.core.WebhookResponse;
+import io.servicehooks.registration.WebhookApiException;
+import io.servicehooks.registration.WebhookClient;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.DoubleSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Receives the platform's activity stream ({@code GET /2/activity/stream}) into a {@link
+ * WebhookConsumer}: the way in that needs no public URL, because the application opens the
+ * connection itself (like Slack's Socket Mode). Each line of the stream becomes a {@code
+ * WebhookEvent} that goes through the consumer exactly as a webhook POST does, through {@link
+ * WebhookConsumer#handleFromOwnConnection}: type names, dedup (a webhook copy and a stream copy of
+ * one event run once), listeners, the error handler, metrics and the acknowledgement mode.
+ *
+ * <pre>{@code
+ * WebhookConsumer consumer = WebhookConsumer.builder()
+ *     .consumerSecrets(System.getenv("SERVICE_CONSUMER_SECRET"))
+ *     .on("post.create", event -> System.out.println(event.payload().path("text")))
+ *     .build();
+ * WebhookClient client = WebhookClient.builder()
+ *     .baseUrl(URI.create("https://api.example.com"))
+ *     .bearerToken(System.getenv("SERVICE_BEARER_TOKEN"))
+ *     .build();
+ * ActivityStream stream = ActivityStream.builder(consumer, client).build().start();
+ * // ... on shutdown:
+ * stream.close();
+ * consumer.close();
+ * }</pre>
+ *
+ * <h2>Taking events</h2>
+ *
+ * A reader thread reads the lines into a bounded hand-off ({@link Builder#handOffCapacity}); one
+ * thread hands them to the consumer in order. When the hand-off is full the reader stops reading,
+ * so the platform's TCP send buffer fills up (back-pressure); nothing is dropped. An event counts
+ * as taken once the consumer answered it 2xx: in synchronous mode after its listeners ran, in
+ * asynchronous mode once queued, in durable mode once the inbox stored it. A listener that threw
+ * (answered 500) was heard by the error handler and is not retried by the stream (in durable mode
+ * the inbox retries it). An event the consumer could not take (503: the dedup store or the inbox
+ * did not answer, its queue is full) ends the connection; the stream reconnects asking the platform
+ * for the minutes since that event again, so nothing is lost within the backfill reach.
+ *
+ * <h2>Reconnecting (the platform's rules)</h2>
+ *
+ * At once after a connection that delivered data drops, after an error object on the stream such as
+ * {@code operational-disconnect}, and after 20 s without a byte (not even the keep-alive newline),
+ * which counts as a dead connection. After a failed connect: network errors wait 250 ms more per
+ * attempt, up to 16 s; HTTP errors 5 s, doubling, up to 320 s; 429 one minute, doubling, and at
+ * least until {@code x-rate-limit-reset} when the platform sends it; an event not taken 1 s,
+ * doubling, up to 16 s. Every wait gets up to 10% of jitter on top. 401 and 403 do not heal by
+ * retrying: the stream stops with one ERROR line naming the cause, and {@link #healthy()} turns
+ * false. One INFO line per connect, one WARN line when an outage starts and one INFO line when it
+ * ends; not a line per attempt.
+ *
+ * <h2>Backfill</h2>
+ *
+ * Each reconnect asks {@code backfill_minutes} = the minutes since the last byte received (or since
+ * the first event not taken), rounded up, at most {@link Builder#backfillMinutes} (default and
+ * platform maximum 5). The first connect after {@link #start()} asks the whole setting, since a
+ * restarted process does not know its gap; events it handled before are absorbed by dedup when the
+ * dedup store (Redis) or the inbox outlives the process. A longer gap is one WARN line with its
+ * bounds and counts in {@code webhook.stream.minutes.unrecovered}; only a webhook replay (24 h)
+ * brings such events back.
+ *
+ * <h2>Redundant connections</h2>
+ *
+ * The platform's advice for hot failover is two consumers each holding a stream: every event then
+ * arrives twice, and a dedup store shared by both (Redis, or one durable inbox) makes it run once.
+ *
+ * <h2>Meters</h2>
+ *
+ * With {@link Builder#meterRegistry}: {@code webhook.stream.connected} (gauge, 1 or 0), {@code
+ * webhook.stream.reconnects} tagged {@code cause} ({@code network}, {@code http}, {@code
+ * rate_limited}, {@code stalled}, {@code disconnect_message}, and {@code not_taken} for a reconnect
+ * the consumer asked for), {@code webhook.stream.events}, {@code webhook.stream.backfill.minutes}
+ * (a summary of the minutes each connect asked) and {@code webhook.stream.minutes.unrecovered}.
+ */
+public final class ActivityStream implements AutoCloseable {
+
+  /** The platform's largest {@code backfill_minutes}, and the default of the setting. */
+  public static final int MAX_BACKFILL_MINUTES = 5;
+
+  /** No byte for this long, not even a keep-alive, means the connection is dead. */
+  public static final Duration STALL_TIMEOUT = Duration.ofSeconds(20);
+
+  /** {@link #healthy()} stays true for this long after the stream went down. */
+  public static final Duration HEALTH_GRACE = Duration.ofSeconds(60);
+
+  /** Default {@link Builder#handOffCapacity}. */
+  public static final int DEFAULT_HAND_OFF_CAPACITY = 1_000;
+
+  /** How long {@link #close()} lets the lines already read reach the consumer. */
+  public static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(10);
+
+  /** The {@code cause} tag values of {@code webhook.stream.reconnects}. */
+  static final List<String> RECONNECT_CAUSES =
+      List.of("network", "http", "rate_limited", "stalled", "disconnect_message", "not_taken");
+
+  private static final Logger log = LoggerFactory.getLogger(ActivityStream.class);
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final int MAX_ERROR_BODY = 4096;
+  private static final long NEVER = Long.MIN_VALUE;
+
+  /** Where the stream is. */
+  public enum State {
+    /** Built, not started. */
+    NEW,
+    /** Opening a connection, or waiting to. */
+    CONNECTING,
+    /** A connection is open. */
+    CONNECTED,
+    /** The platform refused the token (401/403); the stream stopped. */
+    REFUSED,
+    /** {@link #close()} was called. */
+    CLOSED
+  }
+
+  /** Why a connection ended, or a connect failed. */
+  private enum Cause {
+    DROP("network"),
+    NETWORK("network"),
+    HTTP("http"),
+    RATE_LIMITED("rate_limited"),
+    STALLED("stalled"),
+    DISCONNECT_MESSAGE("disconnect_message"),
+    TOO_MANY_CONNECTIONS("disconnect_message"),
+    NOT_TAKEN("not_taken"),
+    CLOSED("closed"),
+    /** Not an ending: an error object that was logged and needs nothing more. */
+    IGNORED("ignored");
+
+    final String tag;
+
+    Cause(String tag) {
+      this.tag = tag;
+    }
+  }
+
+  /** The scheduled start of a reconnect, told apart from the stall check (for tests). */
+  @FunctionalInterface
+  interface Reconnect extends Runnable {}
+
+  /** A line read, with when and on which connection. */
+  private record Line(byte[] bytes, long arrivedNanos, long connection) {}
+
+  private static final Line STOP = new Line(new byte[0], 0, Long.MAX_VALUE);
+
+  private final WebhookConsumer consumer;
+  private final WebhookClient client;
+  private final int backfillSetting;
+  private final boolean webhookCatchUp;
+  private final StreamClock clock;
+  private final boolean ownClock;
+  private final Backoff backoff;
+  private final StreamMetrics metrics;
+  private final BlockingQueue<Line> handOff;
+  private final Semaphore inFlight;
+  private final int maxLineBytes;
+  private final ExecutorService reader;
+  private final Thread dispatcher;
+
+  private final Object lock = new Object();
+  // All guarded by lock.
+  private State state = State.NEW;
+  private long connection; // the number of the current (or last) connection
+  private InputStream open; // the current connection's body, to end it from other threads
+  private Cause ending; // why the current connection is being ended from outside the reader
+  private long lastByteNanos = NEVER;
+  private long earliestNotTakenNanos = Long.MAX_VALUE;
+  // What the open connection asked again from (NEVER on a first connect): an event it brings may
+  // be that old, so a refusal of it must not move the next ask later than this.
+  private long connectionAskedFromNanos = NEVER;
+  private long discardBelow; // lines of connections below this number are covered by a backfill
+  private long downSinceNanos;
+  private boolean outage; // an outage WARN was logged and its end not yet
+  private int outageAttempts;
+  private String refusal;
+  private StreamClock.Cancellable pending; // the scheduled reconnect or stall check
+  private boolean progressSeen; // the current connection delivered a byte
+  private int barrenDrops; // connections in a row that dropped before their first byte
+
+  // Read by the stall check; written by the reader.
+  private volatile long progressNanos;
+  private volatile boolean paused;
+
+  private ActivityStream(Builder b) {
+    this.consumer = b.consumer;
+    this.client = b.client;
+    this.backfillSetting = b.backfillMinutes;
+    this.webhookCatchUp = b.webhookCatchUp;
+    this.ownClock = b.clock == null;
+    this.clock = b.clock != null ? b.clock : StreamClock.system();
+    this.backoff = new Backoff(b.random);
+    this.metrics = b.metrics;
+    this.handOff = new ArrayBlockingQueue<>(b.handOffCapacity);
+    this.inFlight = new Semaphore(b.handOffCapacity);
+    this.maxLineBytes = consumer.maxBodyBytes();
+    this.reader =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, "servicehooks-stream-reader");
+              t.setDaemon(true);
+              return t;
+            });
+    this.dispatcher = new Thread(this::dispatch, "servicehooks-stream-listener");
+    dispatcher.setDaemon(true);
+  }
+
+  /**
+   * A builder for a stream into {@code consumer}, opened with {@code client}'s platform address and
+   * bearer token (given, or fetched with the API key and secret).
+   */
+  public static Builder builder(WebhookConsumer consumer, WebhookClient client) {
+    return new Builder(consumer, client);
+  }
+
+  /**
+   * Opens the stream on a thread of its own and returns at once; connection problems are handled by
+   * reconnecting and show in the log, the meters and {@link #healthy()}.
+   *
+   * @return this stream
+   * @throws IllegalStateException when started before or closed
+   */
+  public ActivityStream start() {
+    synchronized (lock) {
+      if (state != State.NEW) {
+        throw new IllegalStateException("the stream was started before (" + state + ")");
+      }
+      state = State.CONNECTING;
+      downSinceNanos = clock.nanoTime();
+    }
+    dispatcher.start();
+    submitAttempt();
+    return this;
+  }
+
+  /** Where the stream is now. */
+  public State state() {
+    synchronized (lock) {
+      return state;
+    }
+  }
+
+  /**
+   * Whether the stream works: false once the platform refused the token, after {@link #close()},
+   * and while it has been down (not connected) for {@link #HEALTH_GRACE} or longer.
+   */
+  public boolean healthy() {
+    synchronized (lock) {
+      switch (state) {
+        case CONNECTED:
+          return true;
+        case REFUSED:
+        case CLOSED:
+          return false;
+        default:
+          return clock.nanoTime() - downSinceNanos < HEALTH_GRACE.toNanos();
+      }
+    }
+  }
+
+  /** Why the platform refused the stream (401/403), when it did. */
+  public Optional<String> refusal() {
+    synchronized (lock) {
+      return Optional.ofNullable(refusal);
+    }
+  }
+
+  /** Tests only: the clock reading of the last byte received. */
+  long lastByteNanos() {
+    synchronized (lock) {
+      return lastByteNanos;
+    }
+  }
+
+  /**
+   * Stops: ends the connection and any wait to reconnect, lets the lines already read reach the
+   * consumer for up to {@link #DRAIN_TIMEOUT}, and stops the stream's threads. The consumer is not
+   * closed: it belongs to the caller (close it after the stream). Lines not handed over in time are
+   * asked again by the next start's backfill. Idempotent.
+   */
+  @Override
+  public void close() {
+    InputStream body;
+    boolean started;
+    synchronized (lock) {
+      if (state == State.CLOSED) {
+        return;
+      }
+      started = state != State.NEW;
+      state = State.CLOSED;
+      ending = Cause.CLOSED;
+      body = open;
+      if (pending != null) {
+        pending.cancel();
+      }
+    }
+    metrics.connected(false);
+    closeQuietly(body);
+    reader.shutdownNow();
+    if (started) {
+      try {
+        if (!handOff.offer(STOP, DRAIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+          dispatcher.interrupt();
+        }
+        dispatcher.join(DRAIN_TIMEOUT.toMillis());
+        if (dispatcher.isAlive()) {
+          dispatcher.interrupt();
+          log.warn(
+              "Activity stream closed with {} lines not yet handed to the consumer; the next"
+                  + " start's backfill asks for them again",
+              handOff.size());
+        }
+        reader.awaitTermination(DRAIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    if (ownClock) {
+      clock.shutdown();
+    }
+    log.info("Activity stream closed");
+  }
+
+  // ---- connecting ----
+
+  private void submitAttempt() {
+    try {
+      reader.execute(this::attempt);
+    } catch (RejectedExecutionException closing) {
+      // close() ran meanwhile
+    }
+  }
+
+  private void reconnectAfter(Duration wait) {
+    if (wait.isZero()) {
+      submitAttempt();
+      return;
+    }
+    synchronized (lock) {
+      if (state == State.CLOSED) {
+        return;
+      }
+      pending = clock.schedule(wait, (Reconnect) this::submitAttempt);
+    }
+  }
+
+  /** One connect, and the reading of what it opened, on the reader thread. */
+  private void attempt() {
+    int backfill;
+    long number;
+    long askedFrom;
+    synchronized (lock) {
+      if (state != State.CONNECTING) {
+        return;
+      }
+      backfill = backfillMinutes();
+      askedFrom = Math.min(lastByteNanos, earliestNotTakenNanos);
+      number = ++connection;
+      ending = null;
+      outageAttempts++;
+    }
+    HttpResponse<InputStream> response;
+    try {
+      response = client.openActivityStream(backfill);
+    } catch (WebhookApiException e) {
+      // The token itself could not be had (POST /oauth2/token).
+      if (e.status() == 401 || e.status() == 403) {
+        refuse(e.status(), "the API key and secret were refused when fetching the bearer token");
+      } else {
+        failed(
+            e.status() == 429 ? Cause.RATE_LIMITED : Cause.HTTP,
+            "token request answered " + e.status(),
+            null);
+      }
+      return;
+    } catch (IOException e) {
+      failed(Cause.NETWORK, describe(e), null);
+      return;
+    } catch (RuntimeException e) {
+      failed(Cause.NETWORK, describe(e), null);
+      return;
+    }
+    int status = response.statusCode();
+    if (status == 200) {
+      read(response.body(), number, backfill, askedFrom);
+      return;
+    }
+    String problem = problem(readBounded(response.body()));
+    if (status == 401 || status == 403) {
+      refuse(status, problem);
+    } else if (status == 429) {
+      failed(Cause.RATE_LIMITED, "HTTP 429" + problem, untilReset(response));
+    } else {
+      failed(Cause.HTTP, "HTTP " + status + problem, null);
+    }
+  }
+
+  /**
+   * Minutes to ask again; reports a gap beyond reach (when known) once, at the successful connect.
+   */
+  private int backfillMinutes() {
+    if (lastByteNanos == NEVER) {
+      return backfillSetting; // a fresh process does not know its gap: the whole reach
+    }
+    long gap = clock.nanoTime() - Math.min(lastByteNanos, earliestNotTakenNanos);
+    // At least one minute: events may have been sent between the last byte and the drop.
+    long minutes = Math.max(1, minutesRoundedUp(gap));
+    return (int) Math.min(minutes, backfillSetting);
+  }
+
+  private static long minutesRoundedUp(long nanos) {
+    long minute = TimeUnit.MINUTES.toNanos(1);
+    return nanos <= 0 ? 0 : (nanos + minute - 1) / minute;
+  }
+
+  private void refuse(int status, String problem) {
+    String cause =
+        status == 401
+            ? "the bearer token is not valid (revoked, expired or wrong): check"
+                + " SERVICE_BEARER_TOKEN, or SERVICE_API_KEY and SERVICE_API_SECRET"
+            : "the app may not open the activity stream (its access level, or the endpoint is not"
+                + " enabled for it)";
+    String line = "HTTP " + status + problem + ": " + cause;
+    synchronized (lock) {
+      if (state == State.CLOSED) {
+        return;
+      }
+      state = State.REFUSED;
+      refusal = line;
+    }
+    metrics.connected(false);
+    log.error("Activity stream refused, not retrying: {}", line);
+  }
+
+  /** A connect that failed: one WARN when this starts an outage, then the platform's wait. */
+  private void failed(Cause cause, String what, Duration untilReset) {
+    Duration wait =
+        switch (cause) {
+          case RATE_LIMITED -> backoff.rateLimited(untilReset);
+          case HTTP -> backoff.http();
+          default -> backoff.network();
+        };
+    synchronized (lock) {
+      if (state != State.CONNECTING) {
+        return;
+      }
+      startOutage(what, wait);
+    }
+    metrics.reconnect(cause.tag);
+    reconnectAfter(wait);
+  }
+
+  private void startOutage(String what, Duration wait) {
+    if (!outage) {
+      outage = true;
+      log.warn(
+          "Activity stream down: {}; reconnecting in {} ms, then by the platform's back-off",
+          what,
+          wait.toMillis());
+    } else {
+      log.debug("Activity stream still down: {}; next attempt in {} ms", what, wait.toMillis());
+    }
+  }
+
+  // ---- reading ----
+
+  private void read(InputStream body, long number, int backfill, long askedFrom) {
+    long resumeFrom;
+    boolean missed;
+    synchronized (lock) {
+      if (state != State.CONNECTING) {
+        closeQuietly(body);
+        return;
+      }
+      state = State.CONNECTED;
+      open = body;
+      resumeFrom = askedFrom;
+      connectionAskedFromNanos = askedFrom;
+      // An event the consumer refused while this connect was under way, older than what it asked
+      // again: end this connection at once and ask from that event.
+      missed = earliestNotTakenNanos < askedFrom;
+      if (missed) {
+        ending = Cause.NOT_TAKEN;
+      } else {
+        earliestNotTakenNanos = Long.MAX_VALUE;
+      }
+      if (!outage) {
+        outageAttempts = 0;
+      }
+      long now = clock.nanoTime();
+      lastByteNanos = now;
+      progressNanos = now;
+      paused = false;
+      pending = clock.schedule(STALL_TIMEOUT, () -> checkStall(number));
+    }
+    metrics.connected(true);
+    metrics.backfill(backfill);
+    log.info("Activity stream connected to {} (backfill_minutes={})", client.baseUrl(), backfill);
+    reportGap(resumeFrom, backfill);
+    endOutage();
+    if (missed) {
+      closeQuietly(body);
+    }
+    Cause cause = readLines(body, number);
+    boolean dataSeen;
+    synchronized (lock) {
+      open = null;
+      if (pending != null) {
+        pending.cancel();
+      }
+      if (ending != null) {
+        cause = ending;
+      }
+      if (state == State.CLOSED || cause == Cause.CLOSED) {
+        closeQuietly(body);
+        return;
+      }
+      dataSeen = progressSeen;
+      barrenDrops = dataSeen || cause != Cause.DROP ? 0 : barrenDrops + 1;
+      state = State.CONNECTING;
+      downSinceNanos = clock.nanoTime();
+      outageAttempts = 0;
+    }
+    closeQuietly(body);
+    metrics.connected(false);
+    Duration wait =
+        switch (cause) {
+          case NOT_TAKEN -> backoff.notTaken();
+          case TOO_MANY_CONNECTIONS -> backoff.http();
+          // At once after a drop; but a second connection in a row that closes before its first
+          // byte is a failing connect, not a drop, so a server that accepts and closes is not
+          // hammered.
+          case DROP -> dataSeen || barrenDrops == 1 ? Duration.ZERO : backoff.network();
+          default -> Duration.ZERO;
+        };
+    synchronized (lock) {
+      startOutage(describeEnd(cause), wait);
+    }
+    metrics.reconnect(cause.tag);
+    reconnectAfter(wait);
+  }
+
+  private void reportGap(long resumeFrom, int backfill) {
+    if (resumeFrom == NEVER) {
+      return;
+    }
+    long now = clock.nanoTime();
+    long gap = now - resumeFrom;
+    long reach = TimeUnit.MINUTES.toNanos(backfill);
+    if (backfill >= minutesRoundedUp(gap)) {
+      return;
+    }
+    long unrecovered = minutesRoundedUp(gap - reach);
+    Instant wallNow = clock.now();
+    Instant from = wallNow.minusNanos(gap).truncatedTo(ChronoUnit.SECONDS);
+    Instant to = wallNow.minusNanos(reach).truncatedTo(ChronoUnit.SECONDS);
+    metrics.unrecovered(unrecovered);
+    log.warn(
+        "Activity stream gap of {} minutes is beyond the backfill reach of {} minutes: events"
+            + " between {} and {} were not received on the stream{}",
+        minutesRoundedUp(gap),
+        backfill,
+        from,
+        to,
+        webhookCatchUp
+            ? "; the webhook's catch-up replay will cover them"
+            : "; only a webhook replay (POST /2/webhooks/replay, last 24 h) brings them back");
+  }
+
+  private void endOutage() {
+    long downFor;
+    int attempts;
+    synchronized (lock) {
+      if (!outage) {
+        return;
+      }
+      outage = false;
+      downFor = clock.nanoTime() - downSinceNanos;
+      attempts = outageAttempts;
+      outageAttempts = 0;
+    }
+    log.info(
+        "Activity stream outage ended after {} ms and {} connect attempts",
+        TimeUnit.NANOSECONDS.toMillis(downFor),
+        attempts);
+  }
+
+  /** Reads until the connection ends; returns why it ended (unless ended from outside). */
+  private Cause readLines(InputStream body, long number) {
+    synchronized (lock) {
+      progressSeen = false;
+    }
+    byte[] buffer = new byte[8192];
+    ByteArrayOutputStream line = new ByteArrayOutputStream(512);
+    boolean oversized = false;
+    try {
+      while (true) {
+        int n = body.read(buffer);
+        if (n < 0) {
+          return Cause.DROP;
+        }
+        long now = clock.nanoTime();
+        synchronized (lock) {
+          lastByteNanos = now;
+          if (!progressSeen && n > 0) {
+            progressSeen = true;
+            backoff.reset();
+          }
+          if (ending != null) {
+            return ending;
+          }
+        }
+        progressNanos = now;
+        int start = 0;
+        for (int i = 0; i < n; i++) {
+          if (buffer[i] != '\n') {
+            continue;
+          }
+          if (!oversized) {
+            line.write(buffer, start, i - start);
+            Cause stop = line(line.toByteArray(), now, number);
+            if (stop != null) {
+              return stop;
+            }
+          }
+          line.reset();
+          oversized = false;
+          start = i + 1;
+        }
+        if (!oversized) {
+          line.write(buffer, start, n - start);
+          if (line.size() > maxLineBytes) {
+            oversized = true;
+            line.reset();
+            consumer.adapterSupport().payloadTooLarge();
+          }
+        }
+      }
+    } catch (IOException e) {
+      synchronized (lock) {
+        if (ending != null) {
+          return ending;
+        }
+      }
+      return Cause.DROP;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return Cause.CLOSED;
+    }
+  }
+
+  /** One line: a keep-alive, an error object, or an event for the hand-off (may block). */
+  private Cause line(byte[] bytes, long arrived, long number) throws InterruptedException {
+    int first = 0;
+    int end = bytes.length;
+    while (first < end && isSpace(bytes[first])) {
+      first++;
+    }
+    while (end > first && isSpace(bytes[end - 1])) {
+      end--;
+    }
+    if (first == end) {
+      return null; // keep-alive
+    }
+    if (!startsWithData(bytes, first, end)) {
+      Cause error = errorObject(bytes, first, end);
+      if (error == Cause.IGNORED) {
+        return null;
+      }
+      if (error != null) {
+        return error;
+      }
+    }
+    byte[] event = first == 0 && end == bytes.length ? bytes : slice(bytes, first, end);
+    metrics.event();
+    Line item = new Line(event, arrived, number);
+    if (!handOff.offer(item)) {
+      // Full: stop reading until the listeners catch up; the platform's buffer fills meanwhile.
+      paused = true;
+      try {
+        handOff.put(item);
+      } finally {
+        progressNanos = clock.nanoTime();
+        paused = false;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * An error object from the platform: logged with its title and handled by its kind. Returns the
+   * cause to end the connection with, or null to go on (also when the line is an event after all).
+   */
+  private Cause errorObject(byte[] bytes, int first, int end) {
+    JsonNode node;
+    try {
+      node = JSON.readTree(bytes, first, end - first);
+    } catch (IOException notJson) {
+      return null; // the consumer refuses it as malformed
+    }
+    if (node == null || !node.isObject() || node.has("data")) {
+      return null;
+    }
+    JsonNode errors = node.path("errors");
+    List<JsonNode> items = errors.isArray() && errors.size() > 0 ? iterable(errors) : List.of(node);
+    Cause stop = null;
+    for (JsonNode error : items) {
+      String title = error.path("title").asText("");
+      String kind = error.path("disconnect_type").asText(error.path("connection_issue").asText(""));
+      String detail = error.path("detail").asText(error.path("message").asText(""));
+      if (title.isEmpty() && kind.isEmpty()) {
+        return null; // not an error object: the consumer decides
+      }
+      log.warn(
+          "Activity stream error from the platform: {}{}{}",
+          title,
+          kind.isEmpty() ? "" : " (" + kind + ")",
+          detail.isEmpty() ? "" : ": " + detail);
+      String all = (title + " " + kind).toLowerCase(java.util.Locale.ROOT);
+      if (all.contains("toomanyconnections")) {
+        stop = Cause.TOO_MANY_CONNECTIONS;
+        log.warn(
+            "Another connection of this app holds the activity stream: end it with `servicehooks"
+                + " connections kill ID` (or --all) if it is a leftover");
+      } else if (all.contains("disconnect") && stop == null) {
+        stop = Cause.DISCONNECT_MESSAGE;
+      }
+    }
+    // An error that is not about the connection was logged and the stream goes on; it is not an
+    // event either, so it never reaches the consumer.
+    return stop == null ? Cause.IGNORED : stop;
+  }
+
+  private static List<JsonNode> iterable(JsonNode array) {
+    List<JsonNode> out = new java.util.ArrayList<>(array.size());
+    array.forEach(out::add);
+    return out;
+  }
+
+  private static boolean startsWithData(byte[] b, int first, int end) {
+    int i = first;
+    if (i >= end || b[i] != '{') {
+      return false;
+    }
+    i++;
+    while (i < end && isSpace(b[i])) {
+      i++;
+    }
+    byte[] data = "\"data\"".getBytes(StandardCharsets.US_ASCII);
+    if (end - i < data.length) {
+      return false;
+    }
+    for (int k = 0; k < data.length; k++) {
+      if (b[i + k] != data[k]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean isSpace(byte b) {
+    return b == ' ' || b == '\r' || b == '\t' || b == '\n';
+  }
+
+  private static byte[] slice(byte[] b, int from, int to) {
+    byte[] out = new byte[to - from];
+    System.arraycopy(b, from, out, 0, out.length);
+    return out;
+  }
+
+  private void checkStall(long number) {
+    InputStream body;
+    synchronized (lock) {
+      if (connection != number || state != State.CONNECTED) {
+        return;
+      }
+      long idle = clock.nanoTime() - progressNanos;
+      if (paused || idle < STALL_TIMEOUT.toNanos()) {
+        Duration next = paused ? STALL_TIMEOUT : STALL_TIMEOUT.minusNanos(idle);
+        pending = clock.schedule(next, () -> checkStall(number));
+        return;
+      }
+      ending = Cause.STALLED;
+      body = open;
+    }
+    closeQuietly(body);
+  }
+
+  // ---- handing events to the consumer ----
+
+  private void dispatch() {
+    while (true) {
+      Line line;
+      try {
+        line = handOff.take();
+      } catch (InterruptedException e) {
+        return;
+      }
+      if (line == STOP) {
+        return;
+      }
+      synchronized (lock) {
+        if (line.connection() < discardBelow) {
+          continue; // a reconnect asks for it again
+        }
+      }
+      try {
+        inFlight.acquire();
+      } catch (InterruptedException e) {
+        return;
+      }
+      CompletableFuture<WebhookResponse> answer;
+      try {
+        answer = consumer.handleFromOwnConnection(line.bytes());
+      } catch (RuntimeException e) {
+        answer = CompletableFuture.failedFuture(e);
+      }
+      answer.whenComplete(
+          (response, failure) -> {
+            inFlight.release();
+            taken(line, response, failure);
+          });
+    }
+  }
+
+  private void taken(Line line, WebhookResponse response, Throwable failure) {
+    if (failure == null && response.status() != 503) {
+      // 2xx taken; 400/413 refused and logged by the consumer; 500 heard by the error handler.
+      if (response.status() < 300) {
+        backoff.resetNotTaken();
+      }
+      return;
+    }
+    InputStream body = null;
+    synchronized (lock) {
+      if (state == State.CLOSED) {
+        return;
+      }
+      long from = line.arrivedNanos();
+      if (line.connection() == connection && connectionAskedFromNanos != NEVER) {
+        // A backfilled event refused again: it happened before it arrived, as early as the ask.
+        from = Math.min(from, connectionAskedFromNanos);
+      }
+      earliestNotTakenNanos = Math.min(earliestNotTakenNanos, from);
+      // The rest of that connection's lines come again with the backfill; later connections'
+      // lines still go to the consumer (a refusal among them ends their connection in turn).
+      discardBelow = Math.max(discardBelow, line.connection() + 1);
+      if (state == State.CONNECTED && ending == null) {
+        ending = Cause.NOT_TAKEN;
+        body = open;
+      }
+      // Otherwise between connections: the next connect's backfill reaches back to this event.
+    }
+    if (body != null) {
+      log.warn(
+          "Activity stream: the consumer could not take an event ({}); reconnecting to ask for it"
+              + " again",
+          failure != null ? describe(failure) : response.bodyAsString());
+      closeQuietly(body);
+    }
+  }
+
+  // ---- helpers ----
+
+  private String describeEnd(Cause cause) {
+    return switch (cause) {
+      case STALLED -> "no byte for " + STALL_TIMEOUT.toSeconds() + " s (stalled connection)";
+      case DISCONNECT_MESSAGE -> "the platform ended the connection with a disconnect message";
+      case TOO_MANY_CONNECTIONS -> "the platform ended the connection: too many connections";
+      case NOT_TAKEN -> "an event could not be taken by the consumer";
+      default -> "the connection dropped";
+    };
+  }
+
+  private Duration untilReset(HttpResponse<?> response) {
+    Optional<String> reset = response.headers().firstValue("x-rate-limit-reset");
+    if (reset.isEmpty()) {
+      return null;
+    }
+    try {
+      long epoch = Long.parseLong(reset.get().trim());
+      Duration until = Duration.between(clock.now(), Instant.ofEpochSecond(epoch));
+      return until.isNegative() ? null : until;
+    } catch (NumberFormatException | java.time.DateTimeException e) {
+      return null;
+    }
+  }
+
+  private static String readBounded(InputStream body) {
+    try (InputStream in = body) {
+      byte[] bytes = in.readNBytes(MAX_ERROR_BODY);
+      return new String(bytes, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      return "";
+    }
+  }
+
+  /** {@code " (title: detail)"} of a problem body, or empty. */
+  private static String problem(String body) {
+    try {
+      JsonNode node = JSON.readTree(body);
+      if (node == null || !node.isObject()) {
+        return "";
+      }
+      JsonNode error = node.path("errors").path(0);
+      String title = node.path("title").asText(error.path("title").asText(""));
+      String issue = node.path("connection_issue").asText("");
+      String detail =
+          node.path("detail").asText(error.path("message").asText(error.path("detail").asText("")));
+      String head = (title + " " + issue).strip();
+      String text =
+          head.isEmpty() ? detail.strip() : detail.isEmpty() ? head : head + ": " + detail.strip();
+      if (text.length() > 300) {
+        text = text.substring(0, 300) + "...";
+      }
+      return text.isEmpty() ? "" : " (" + text + ")";
+    } catch (IOException | RuntimeException e) {
+      return "";
+    }
+  }
+
+  private static String describe(Throwable e) {
+    Throwable root = e;
+    while (root instanceof java.util.concurrent.CompletionException && root.getCause() != null) {
+      root = root.getCause();
+    }
+    String message = root.getMessage();
+    return root.getClass().getSimpleName() + (message == null ? "" : ": " + message);
+  }
+
+  private static void closeQuietly(InputStream body) {
+    if (body == null) {
+      return;
+    }
+    try {
+      body.close();
+    } catch (IOException | RuntimeException ignored) {
+      // ending it is all that matters
+    }
+  }
+
+  @Override
+  public String toString() {
+    synchronized (lock) {
+      return "ActivityStream["
+          + client.baseUrl()
+          + ", state="
+          + state
+          + ", backfillMinutes="
+          + backfillSetting
+          + "]";
+    }
+  }
+
+  /**
+   * Configures an {@link ActivityStream}. Every method validates its argument at once; the consumer
+   * and the client are given to {@link ActivityStream#builder}.
+   */
+  public static final class Builder {
+    private final WebhookConsumer consumer;
+    private final WebhookClient client;
+    private int backfillMinutes = MAX_BACKFILL_MINUTES;
+    private int handOffCapacity = DEFAULT_HAND_OFF_CAPACITY;
+    private boolean webhookCatchUp;
+    private StreamMetrics metrics = StreamMetrics.NONE;
+    private StreamClock clock;
+    private DoubleSupplier random = () -> ThreadLocalRandom.current().nextDouble();
+
+    private Builder(WebhookConsumer consumer, WebhookClient client) {
+      this.consumer = Objects.requireNonNull(consumer, "consumer");
+      this.client = Objects.requireNonNull(client, "client");
+    }
+
+    /**
+     * The most minutes a reconnect asks again ({@code backfill_minutes}), 0 to 5 (default 5, the
+     * platform's maximum). 0 never asks: a gap is then only reported.
+     */
+    public Builder backfillMinutes(int minutes) {
+      if (minutes < 0 || minutes > MAX_BACKFILL_MINUTES) {
+        throw new IllegalArgumentException(
+            "backfillMinutes must be between 0 and " + MAX_BACKFILL_MINUTES + ", was " + minutes);
+      }
+      this.backfillMinutes = minutes;
+      return this;
+    }
+
+    /**
+     * How many lines may wait between the reader and the consumer, and how many may be in the
+     * consumer at once (default {@link ActivityStream#DEFAULT_HAND_OFF_CAPACITY}). When full, the
+     * reader stops reading.
+     */
+    public Builder handOffCapacity(int capacity) {
+      if (capacity < 1 || capacity > 1_000_000) {
+        throw new IllegalArgumentException(
+            "handOffCapacity must be between 1 and 1000000, was " + capacity);
+      }
+      this.handOffCapacity = capacity;
+      return this;
+    }
+
+    /**
+     * Declares that the application also receives these events by webhook with catch-up
+     * (webhook-catchup): a stream gap beyond the backfill reach is then reported as covered by the
+     * replay. Default false.
+     */
+    public Builder webhookCatchUp(boolean configured) {
+      this.webhookCatchUp = configured;
+      return this;
+    }
+
+    /** Records the stream's meters (see {@link ActivityStream}) in this registry. */
+    public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
+      this.metrics = new MicrometerStreamMetrics(Objects.requireNonNull(registry, "registry"));
+      return this;
+    }
+
+    /** Tests only: the clock every wait runs on. */
+    Builder clock(StreamClock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /** Tests only: the jitter's random source, values in [0, 1). */
+    Builder random(DoubleSupplier random) {
+      this.random = Objects.requireNonNull(random, "random");
+      return this;
+    }
+
+    /** Builds the stream; {@link ActivityStream#start()} opens it. */
+    public ActivityStream build() {
+      return new ActivityStream(this);
+    }
+
+    @Override
+    public String toString() {
+      return "ActivityStream.Builder[backfillMinutes=" + backfillMinutes + "]";
+    }
+  }
+}
