@@ -104,10 +104,11 @@ public final class WebhookAutoConfiguration {
       // the core's "requires inbox(...)" names the builder; the user needs the missing module
       if (ack.getMode() == Acknowledgement.DURABLE
           && !ClassUtils.isPresent(POSTGRES_INBOX, beanFactory.getBeanClassLoader())) {
-        throw new IllegalStateException(
+        throw new WebhookSetupException(
             "servicehooks.webhook.acknowledgement.mode=durable needs io.servicehooks:webhook-postgres"
-                + " on the class path (its PostgresInbox stores the events), or a"
-                + " WebhookConsumerCustomizer that sets an inbox");
+                + " on the class path (its PostgresInbox stores the events), and it is missing.",
+            "Add io.servicehooks:servicehooks-spring-boot-starter (or webhook-postgres) and"
+                + " spring-boot-starter-jdbc, or set an inbox in a WebhookConsumerCustomizer.");
       }
       throw e;
     }
@@ -272,12 +273,17 @@ public final class WebhookAutoConfiguration {
     PostgresInbox webhookInbox(
         WebhookProperties properties,
         ObjectProvider<DataSource> dataSource,
-        org.springframework.beans.factory.ListableBeanFactory beans) {
+        org.springframework.beans.factory.ListableBeanFactory beans,
+        org.springframework.core.env.Environment environment) {
       DataSource ds = dataSource.getIfUnique();
       if (ds == null) {
-        throw new IllegalStateException(
-            "servicehooks.webhook.acknowledgement.mode=durable needs one DataSource bean for the"
-                + " inbox: add spring-boot-starter-jdbc and spring.datasource.url, or define one");
+        throw new WebhookSetupException(
+            "servicehooks.webhook.acknowledgement.mode=durable stores events in PostgreSQL through"
+                + " the application's DataSource, and the application has "
+                + (dataSource.stream().count() == 0 ? "none" : "several and none is primary")
+                + ".",
+            "Add spring-boot-starter-jdbc and set spring.datasource.url (or define one @Primary"
+                + " DataSource bean).");
       }
       WebhookProperties.Inbox inbox = properties.getInbox();
       PostgresInbox.Builder builder =
@@ -292,7 +298,19 @@ public final class WebhookAutoConfiguration {
           "io.micrometer.core.instrument.MeterRegistry", null)) {
         InboxMeters.register(builder, beans);
       }
-      return builder.build();
+      if (!inbox.isCreateSchema()) {
+        StartupFailures.requireInboxTable(ds, inbox.getSchema(), inbox.getTable(), environment);
+      }
+      try {
+        return builder.build();
+      } catch (IllegalStateException e) {
+        throw StartupFailures.database(
+            "creating the inbox schema " + inbox.getSchema() + "." + inbox.getTable(),
+            StartupFailures.CREATE_SCHEMA,
+            StartupFailures.INBOX_MIGRATIONS,
+            e,
+            environment);
+      }
     }
 
     /** Referenced only when Micrometer is on the class path: the inbox's meters in the app's. */

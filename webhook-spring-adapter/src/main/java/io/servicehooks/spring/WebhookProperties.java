@@ -289,8 +289,12 @@ public class WebhookProperties {
     /** Name of the inbox table. */
     private String table = "webhook_inbox";
 
-    /** Create the schema and table at start-up when missing (or apply the shipped SQL by hand). */
-    private boolean createSchema = false;
+    /**
+     * Create the schema and table at start-up when missing (the default, as for every servicehooks
+     * store). Set false when a DBA applies the shipped SQL; start-up then checks that the table
+     * exists.
+     */
+    private boolean createSchema = true;
 
     /** Threads in this instance that run listeners on stored events. */
     private int workers = 4;

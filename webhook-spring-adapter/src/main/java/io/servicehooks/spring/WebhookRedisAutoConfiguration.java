@@ -70,26 +70,54 @@ public final class WebhookRedisAutoConfiguration {
           builder = RedisDeduplicator.builder(redis.getUrl().strip());
         } catch (IllegalArgumentException e) {
           // The store's message shows the URL without its password.
-          throw new IllegalStateException(URL + ": " + e.getMessage());
+          throw new WebhookSetupException(
+              URL + " is not a Redis URL: " + e.getMessage(),
+              "Set "
+                  + URL
+                  + " to redis://[[user]:password@]host[:port][/database] (rediss:// for TLS), the"
+                  + " password from the environment.");
         }
       } else {
         RedisClient own = client.getIfUnique();
         if (own == null) {
-          throw new IllegalStateException(
+          throw new WebhookSetupException(
               ENABLED
-                  + "=true needs "
+                  + "=true puts webhook dedup on the application's Lettuce RedisClient, and the"
+                  + " application has "
+                  + client.stream().count()
+                  + " RedisClient beans where it needs exactly one.",
+              "Set "
                   + URL
-                  + " or exactly one io.lettuce.core.RedisClient bean; the application has "
-                  + client.stream().count());
+                  + " (the store then opens its own client), or define one RedisClient bean.");
         }
         builder = RedisDeduplicator.builder(own);
       }
-      RedisDeduplicator store =
-          builder
-              .prefix(redis.getPrefix())
-              .window(properties.getDedup().getWindow())
-              .commandTimeout(redis.getCommandTimeout())
-              .build();
+      RedisDeduplicator store;
+      try {
+        store =
+            builder
+                .prefix(redis.getPrefix())
+                .window(properties.getDedup().getWindow())
+                .commandTimeout(redis.getCommandTimeout())
+                .build();
+      } catch (RuntimeException e) {
+        // Lettuce's message names host and port; the store scrubbed any password from it.
+        throw new WebhookSetupException(
+            "Webhook dedup on Redis could not connect ("
+                + (redis.getUrl() != null && !redis.getUrl().isBlank()
+                    ? URL
+                    : "the application's RedisClient bean")
+                + "): "
+                + StartupFailures.firstLine(e)
+                + (e.getCause() == null
+                    ? ""
+                    : " (" + StartupFailures.firstLine(e.getCause()) + ")"),
+            "Start Redis there or correct "
+                + URL
+                + "; remove it (and "
+                + ENABLED
+                + ") to keep dedup per instance.");
+      }
       LOG.info("Webhook dedup on Redis: {}", store);
       return store;
     }
@@ -102,12 +130,14 @@ public final class WebhookRedisAutoConfiguration {
 
     @Bean
     Object webhookRedisDeduplicatorMissing() {
-      throw new IllegalStateException(
+      throw new WebhookSetupException(
           URL
               + " or "
               + ENABLED
               + " puts webhook dedup on Redis, but io.servicehooks:webhook-redis is not on the"
-              + " class path: add it, or remove the property to keep dedup per instance");
+              + " class path.",
+          "Add io.servicehooks:webhook-redis (it brings Lettuce), or remove the property to keep"
+              + " dedup per instance.");
     }
   }
 

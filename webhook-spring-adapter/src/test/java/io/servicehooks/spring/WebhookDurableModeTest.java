@@ -199,7 +199,7 @@ final class WebhookDurableModeTest {
   }
 
   @Test
-  void health_databaseUnreachable_down() throws Exception {
+  void health_databaseCutAfterStart_down() throws Exception {
     int port;
     try (ServerSocket s = new ServerSocket(0)) {
       port = s.getLocalPort();
@@ -209,12 +209,27 @@ final class WebhookDurableModeTest {
     nowhere.setUser("servicehooks");
     nowhere.setPassword("pw-never-shown-5b1e");
     nowhere.setConnectTimeout(1);
+    // the real database while starting, then a real driver that finds nothing at its address
+    AtomicBoolean cut = new AtomicBoolean();
+    DataSource real = TestDatabase.dataSource();
+    DataSource switching =
+        (DataSource)
+            java.lang.reflect.Proxy.newProxyInstance(
+                getClass().getClassLoader(),
+                new Class<?>[] {DataSource.class},
+                (proxy, method, args) -> {
+                  try {
+                    return method.invoke(cut.get() ? nowhere : real, args);
+                  } catch (java.lang.reflect.InvocationTargetException e) {
+                    throw e.getCause();
+                  }
+                });
     durable
-        .withPropertyValues("servicehooks.webhook.inbox.create-schema=false")
-        .withBean(DataSource.class, () -> nowhere)
+        .withBean(DataSource.class, () -> switching)
         .run(
             context -> {
               assertThat(context).hasNotFailed();
+              cut.set(true);
               Health health =
                   context.getBean("webhookInboxHealthIndicator", HealthIndicator.class).health();
 
@@ -284,7 +299,7 @@ final class WebhookDurableModeTest {
     assertThat(inbox.getTable()).isEqualTo(PostgresInbox.DEFAULT_TABLE);
     assertThat(inbox.getWorkers()).isEqualTo(PostgresInbox.DEFAULT_WORKERS);
     assertThat(inbox.getMaxAttempts()).isEqualTo(PostgresInbox.DEFAULT_MAX_ATTEMPTS);
-    assertThat(inbox.isCreateSchema()).isFalse();
+    assertThat(inbox.isCreateSchema()).isTrue();
     Map<String, JsonNode> defaults = new HashMap<>();
     try (InputStream in =
         getClass().getResourceAsStream("/META-INF/additional-spring-configuration-metadata.json")) {
@@ -301,7 +316,7 @@ final class WebhookDurableModeTest {
         .isEqualTo(PostgresInbox.DEFAULT_WORKERS);
     assertThat(defaults.get("servicehooks.webhook.inbox.max-attempts").asInt())
         .isEqualTo(PostgresInbox.DEFAULT_MAX_ATTEMPTS);
-    assertThat(defaults.get("servicehooks.webhook.inbox.create-schema").asBoolean()).isFalse();
+    assertThat(defaults.get("servicehooks.webhook.inbox.create-schema").asBoolean()).isTrue();
   }
 
   private static WebhookResponse deliver(WebhookConsumer consumer, String id) {
