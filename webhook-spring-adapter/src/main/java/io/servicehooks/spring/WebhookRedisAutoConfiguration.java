@@ -141,7 +141,20 @@ public final class WebhookRedisAutoConfiguration {
     }
   }
 
-  /** Matches when the Redis URL is set or Redis dedup is enabled explicitly. */
+  /** Whether the properties put dedup on Redis, whatever the mode. */
+  static boolean asked(Environment env) {
+    String url = env.getProperty(URL);
+    return (url != null && !url.isBlank()) || env.getProperty(ENABLED, Boolean.class, false);
+  }
+
+  static boolean durable(Environment env) {
+    return "durable"
+        .equalsIgnoreCase(env.getProperty("servicehooks.webhook.acknowledgement.mode", "").strip());
+  }
+
+  /**
+   * Matches when the Redis URL is set or Redis dedup is enabled explicitly, outside durable mode.
+   */
   static final class OnRedisDedupCondition extends SpringBootCondition {
 
     @Override
@@ -149,6 +162,12 @@ public final class WebhookRedisAutoConfiguration {
         ConditionContext context, AnnotatedTypeMetadata metadata) {
       ConditionMessage.Builder message = ConditionMessage.forCondition("servicehooks Redis dedup");
       Environment env = context.getEnvironment();
+      if (durable(env)) {
+        // the inbox table is the dedup of durable mode: a Redis store would connect, could fail
+        // start-up, and never be asked (WebhookServingLog says so once)
+        return ConditionOutcome.noMatch(
+            message.because("durable mode dedups in its inbox table, not on Redis"));
+      }
       String url = env.getProperty(URL);
       if (url != null && !url.isBlank()) {
         return ConditionOutcome.match(message.found("property").items(URL));

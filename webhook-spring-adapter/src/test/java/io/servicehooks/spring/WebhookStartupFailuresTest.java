@@ -13,17 +13,21 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.postgresql.ds.PGSimpleDataSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableWebApplicationContext;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 /**
  * Start-up against infrastructure that is missing or refuses: each failure is one failure analysis
  * (a description naming the property, one action), never a bare stack trace, and no password.
  */
+@ExtendWith(OutputCaptureExtension.class)
 final class WebhookStartupFailuresTest {
 
   private static final String SECRET = "test-consumer-secret";
@@ -208,6 +212,35 @@ final class WebhookStartupFailuresTest {
                   .contains("servicehooks.registration.public-url")
                   .contains("WebhookClient bean");
             });
+  }
+
+  @Test
+  void durable_withRedisDedupUrl_opensNoRedisStoreAndWarnsOnce(CapturedOutput output)
+      throws Exception {
+    int port = freePort(); // nothing answers: before, start-up failed on a store never asked
+    new WebApplicationContextRunner()
+        .withConfiguration(
+            AutoConfigurations.of(
+                WebhookRedisAutoConfiguration.class, WebhookAutoConfiguration.class))
+        .withInitializer(FakeEnvironment.of(Map.of()))
+        .withBean(DataSource.class, TestDatabase::dataSource)
+        .withPropertyValues(
+            "servicehooks.webhook.consumer-secrets=" + SECRET,
+            "servicehooks.webhook.acknowledgement.mode=durable",
+            "servicehooks.webhook.inbox.schema=" + schema.name,
+            "servicehooks.webhook.dedup.redis.url=redis://127.0.0.1:" + port)
+        .run(
+            context -> {
+              assertThat(context)
+                  .hasNotFailed()
+                  .doesNotHaveBean(io.servicehooks.redis.RedisDeduplicator.class);
+              context.publishEvent(
+                  new org.springframework.context.event.ContextRefreshedEvent(context));
+            });
+    String warning =
+        "servicehooks.webhook.dedup.redis.url / servicehooks.webhook.dedup.redis.enabled ignored";
+    assertThat(output.getOut().split(java.util.regex.Pattern.quote(warning), -1)).hasSize(2);
+    assertThat(output.getOut()).doesNotContain("Webhook dedup on Redis");
   }
 
   private static WebApplicationContextRunner redis() {
