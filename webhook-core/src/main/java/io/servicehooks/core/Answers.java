@@ -74,6 +74,10 @@ final class Answers {
    */
   static Answer retryLater(String code, String message) {
     log.warn("Refused a delivery: {}", message);
+    return retryAnswer(code, message);
+  }
+
+  private static Answer retryAnswer(String code, String message) {
     return new Answer(
         "rejected",
         new WebhookResponse(
@@ -87,7 +91,9 @@ final class Answers {
    * no listener ran and the delivery's claims were released.
    */
   static Answer dedupUnavailable() {
-    return retryLater(
+    // The outage's one WARN says it (StoreOutage); a line per refused delivery flooded the log.
+    log.debug("Refused a delivery: the dedup store could not be asked");
+    return retryAnswer(
         "dedup_unavailable", "the dedup store could not be asked; nothing was run, retry later");
   }
 
