@@ -250,6 +250,34 @@ final class InboxCommandTest {
   }
 
   @Test
+  void discard_deadRow_becomesDoneAndCountsNoLongerDead() throws Exception {
+    seed();
+    long id = idOf("dead");
+    long doneBefore = admin.stats().done();
+
+    Cli.Run run = run("inbox", "discard", Long.toString(id));
+
+    assertThat(run.exitCode()).as(run.toString()).isZero();
+    assertThat(run.out()).contains("Inbox row " + id + " is discarded");
+    assertThat(admin.list(InboxStatus.DEAD, 10)).isEmpty();
+    assertThat(admin.stats().done()).isEqualTo(doneBefore + 1);
+    Cli.Run json = run("--json", "inbox", "discard", Long.toString(id));
+    assertThat(json.exitCode()).as(json.toString()).isEqualTo(1); // no longer dead
+    assertThat(json.err()).contains("no dead inbox row has id " + id);
+  }
+
+  @Test
+  void discard_unknownId_exits1NamingIt() throws Exception {
+    seed();
+
+    Cli.Run unknown = run("inbox", "discard", "987654321");
+
+    assertThat(unknown.exitCode()).as(unknown.toString()).isEqualTo(1);
+    assertThat(unknown.err()).contains("no dead inbox row has id 987654321");
+    assertThat(admin.stats().dead()).isEqualTo(1);
+  }
+
+  @Test
   void retry_neitherIdNorAllDeadOrBoth_exits2() {
     Cli.Run neither = run("inbox", "retry");
     Cli.Run both = run("inbox", "retry", "1", "--all-dead");

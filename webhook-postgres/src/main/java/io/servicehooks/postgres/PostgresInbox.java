@@ -248,6 +248,7 @@ public final class PostgresInbox implements EventInbox {
     Duration gaugeInterval = DEFAULT_GAUGE_INTERVAL;
     Duration drainTimeout = DEFAULT_DRAIN_TIMEOUT;
     InboxMeters meters = InboxMeters.NONE;
+    List<DeadLetterListener> deadLetterListeners = new java.util.ArrayList<>();
     String instance = defaultInstance();
 
     int timeoutSeconds() {
@@ -450,6 +451,15 @@ public final class PostgresInbox implements EventInbox {
     public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
       Objects.requireNonNull(registry, "registry");
       s.meters = new MicrometerInboxMeters(registry);
+      return this;
+    }
+
+    /**
+     * Adds a listener called once each time an event becomes a dead letter (alerting, paging); see
+     * {@link DeadLetterListener} for the thread it runs on.
+     */
+    public Builder onDeadLetter(DeadLetterListener listener) {
+      s.deadLetterListeners.add(Objects.requireNonNull(listener, "listener"));
       return this;
     }
 

@@ -365,6 +365,9 @@ final class Workers {
                 row.event().id(),
                 row.attempts(),
                 error);
+            deadLettered(
+                new DeadLetter(
+                    row.id(), row.event().id(), row.event().type(), row.attempts(), error));
           } else {
             s.meters.processed("retry", nanos);
             log.debug(
@@ -378,6 +381,16 @@ final class Workers {
       marking.worked();
     } catch (SQLException | RuntimeException e) {
       marking.failed(e);
+    }
+  }
+
+  private void deadLettered(DeadLetter letter) {
+    for (DeadLetterListener listener : s.deadLetterListeners) {
+      try {
+        listener.deadLettered(letter);
+      } catch (RuntimeException e) {
+        log.warn("Dead-letter listener failed on inbox row {}", letter.id(), e);
+      }
     }
   }
 

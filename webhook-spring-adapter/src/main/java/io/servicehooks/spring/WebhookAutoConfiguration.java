@@ -298,6 +298,10 @@ public final class WebhookAutoConfiguration {
           "io.micrometer.core.instrument.MeterRegistry", null)) {
         InboxMeters.register(builder, beans);
       }
+      beans
+          .getBeanProvider(io.servicehooks.postgres.DeadLetterListener.class)
+          .orderedStream()
+          .forEach(builder::onDeadLetter);
       if (!inbox.isCreateSchema()) {
         StartupFailures.requireInboxTable(ds, inbox.getSchema(), inbox.getTable(), environment);
       }

@@ -147,7 +147,7 @@ final class WebhookDurableModeTest {
               long id = (Long) dead.get(0).get("id");
 
               listening.failing.set(false);
-              assertThat(endpoint.retry(id, null))
+              assertThat(endpoint.retry(id, null).getBody())
                   .containsEntry("id", id)
                   .containsEntry("retried", 1);
 
@@ -155,10 +155,11 @@ final class WebhookDurableModeTest {
               await()
                   .atMost(Duration.ofSeconds(10))
                   .until(() -> ((Number) endpoint.inbox(null).get("done")).longValue() == 1);
-              assertThat(endpoint.retry(id, null)).containsEntry("retried", 0);
-              assertThat(endpoint.retry(null, true)).containsEntry("retried", 0);
-              assertThatThrownBy(() -> endpoint.retry(null, null))
-                  .isInstanceOf(InvalidEndpointRequestException.class);
+              assertThat(endpoint.retry(id, null).getStatus()).isEqualTo(404);
+              assertThat(endpoint.retry(id, null).getBody())
+                  .containsEntry("error", "no dead or pending inbox row has id " + id);
+              assertThat(endpoint.retry(null, true).getBody()).containsEntry("retried", 0);
+              assertThat(endpoint.retry(null, null).getStatus()).isEqualTo(400);
               assertThatThrownBy(() -> endpoint.inbox(0))
                   .isInstanceOf(InvalidEndpointRequestException.class);
             });
