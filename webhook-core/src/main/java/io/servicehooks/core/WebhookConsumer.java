@@ -181,9 +181,12 @@ public final class WebhookConsumer implements AutoCloseable {
         new DedupGate(
             store, s.inFlightWait, s.dedupLease, s.dedupTimeout, s.failOpen, s.dedupScheduler);
     this.storeMayBlock = s.inbox != null ? s.inbox.mayBlock() : store.mayBlock();
-    this.metrics = s.metricsBinder.metrics(gate);
+    // In durable mode the inbox table is the dedup: the gate's and the store's meters could never
+    // move, so they are not registered (a dashboard would show flat zeros as if dedup worked).
+    boolean dedupMeters = s.acknowledgement != Acknowledgement.DURABLE;
+    this.metrics = s.metricsBinder.metrics(dedupMeters ? gate : null);
     gate.metrics(metrics);
-    if (store instanceof MeteredStore metered) {
+    if (dedupMeters && store instanceof MeteredStore metered) {
       metered.bindTo(s.metricsBinder);
     }
     this.crc = new CrcResponder(verifier.current(), metrics, refusals);

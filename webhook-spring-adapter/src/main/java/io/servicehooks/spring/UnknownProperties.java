@@ -55,6 +55,7 @@ final class UnknownProperties {
           "servicehooks.webhook.inbox.create-schema",
           "servicehooks.webhook.inbox.workers",
           "servicehooks.webhook.inbox.max-attempts",
+          "servicehooks.webhook.inbox.readiness",
           OnPublicUrlCondition.PROPERTY,
           "servicehooks.registration.base-url",
           "servicehooks.registration.allow-insecure-url");

@@ -62,7 +62,10 @@ import org.springframework.util.unit.DataSize;
  * AutoConfiguration} implies {@code proxyBeanMethods = false}): the {@code @Bean} methods never
  * call one another.
  */
-@AutoConfiguration
+// after the probes' groups exist, so that InboxReadiness finds the readiness group to extend
+@AutoConfiguration(
+    afterName =
+        "org.springframework.boot.health.autoconfigure.actuate.endpoint.AvailabilityProbesAutoConfiguration")
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @Conditional(OnConsumerSecretCondition.class)
 @EnableConfigurationProperties(WebhookProperties.class)
@@ -355,6 +358,19 @@ public final class WebhookAutoConfiguration {
       @ConditionalOnMissingBean(name = "webhookInboxHealthIndicator")
       HealthIndicator webhookInboxHealthIndicator(PostgresInbox inbox) {
         return new WebhookInboxHealthIndicator(inbox.admin());
+      }
+
+      /** The inbox in Boot's readiness group, when there is one. */
+      @Bean
+      @ConditionalOnClass(
+          name =
+              "org.springframework.boot.health.actuate.endpoint.HealthEndpointGroupsPostProcessor")
+      @ConditionalOnProperty(
+          name = "servicehooks.webhook.inbox.readiness",
+          havingValue = "true",
+          matchIfMissing = true)
+      static InboxReadiness webhookInboxReadiness() {
+        return new InboxReadiness();
       }
     }
   }

@@ -302,6 +302,20 @@ public class WebhookProperties {
     /** Attempts at an event's listeners before it becomes a dead letter. */
     private int maxAttempts = 10;
 
+    /**
+     * Put the webhookInbox health in Boot's readiness group (when probes are on), so that an
+     * instance whose inbox database does not answer is taken out of the load balancer.
+     */
+    private boolean readiness = true;
+
+    public boolean isReadiness() {
+      return readiness;
+    }
+
+    public void setReadiness(boolean readiness) {
+      this.readiness = readiness;
+    }
+
     public String getSchema() {
       return schema;
     }
