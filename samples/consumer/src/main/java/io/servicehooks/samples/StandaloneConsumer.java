@@ -48,13 +48,16 @@ public final class StandaloneConsumer implements AutoCloseable {
   private final Undertow management; // null: health and metrics beside the webhook
   private final HikariDataSource database; // null: not durable
   private final RedisDeduplicator store; // null: dedup in this process's memory
+  private final Probes probes;
 
   private StandaloneConsumer(
       PrometheusMeterRegistry registry,
       WebhookServer server,
       Undertow management,
       HikariDataSource database,
-      RedisDeduplicator store) {
+      RedisDeduplicator store,
+      Probes probes) {
+    this.probes = probes;
     this.registry = registry;
     this.server = server;
     this.management = management;
@@ -220,8 +223,13 @@ public final class StandaloneConsumer implements AutoCloseable {
             .host(settings.host())
             .port(settings.port())
             .path(settings.path());
+    Probes probes = new Probes(pool, System::nanoTime);
     if (!settings.hasManagementPort()) {
-      server.route("/health", health).route("/metrics", metrics);
+      server
+          .route("/health", health)
+          .route("/health/live", probes.live())
+          .route("/health/ready", probes.ready())
+          .route("/metrics", metrics);
     }
     if (settings.ioThreads() > 0) {
       server.ioThreads(settings.ioThreads());
@@ -232,14 +240,15 @@ public final class StandaloneConsumer implements AutoCloseable {
     Undertow management = null;
     try {
       if (settings.hasManagementPort()) {
-        management = management(settings, health, metrics);
+        management = management(settings, health, probes, metrics);
         startManagement(management, settings);
         log.info(
             "Serving /health and /metrics at http://{}:{}",
             settings.managementHost(),
             boundPort(management));
       }
-      return new StandaloneConsumer(registry, server.build().start(), management, pool, store);
+      return new StandaloneConsumer(
+          registry, server.build().start(), management, pool, store, probes);
     } catch (RuntimeException e) {
       if (management != null) {
         management.stop();
@@ -328,10 +337,13 @@ public final class StandaloneConsumer implements AutoCloseable {
    * webhook server's. One IO thread and two workers (the scrape runs on a worker) are plenty for
    * probes and a scraper, and take nothing from the webhook's threads.
    */
-  private static Undertow management(Settings settings, HttpHandler health, HttpHandler metrics) {
+  private static Undertow management(
+      Settings settings, HttpHandler health, Probes probes, HttpHandler metrics) {
     PathHandler paths =
         Handlers.path(StandaloneConsumer::notFound)
             .addExactPath("/health", health)
+            .addExactPath("/health/live", probes.live())
+            .addExactPath("/health/ready", probes.ready())
             .addExactPath("/metrics", metrics);
     return Undertow.builder()
         .setIoThreads(1)
@@ -399,6 +411,7 @@ public final class StandaloneConsumer implements AutoCloseable {
   /** Finishes in-flight deliveries, then stops; the management port answers until then. */
   @Override
   public void close() {
+    probes.stopping(); // readiness 503 while the last deliveries finish
     server.close(); // closes the consumer, which closes the inbox
     if (management != null) {
       management.stop();
