@@ -169,6 +169,7 @@ public final class WebhookConsumer implements AutoCloseable {
   private final int listenerCount;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final AdapterSupport adapterSupport = new AdapterSupport(this);
+  private final Object dedupStore; // the Deduplicator, or in durable mode the inbox
 
   private WebhookConsumer(ConsumerSettings s) {
     this.refusals = new RefusalLog(s.refusalLogTicker, s.refusalLogInterval);
@@ -184,6 +185,7 @@ public final class WebhookConsumer implements AutoCloseable {
     // In durable mode the inbox table is the dedup: the gate's and the store's meters could never
     // move, so they are not registered (a dashboard would show flat zeros as if dedup worked).
     boolean dedupMeters = s.acknowledgement != Acknowledgement.DURABLE;
+    this.dedupStore = dedupMeters ? store : s.inbox;
     this.metrics = s.metricsBinder.metrics(dedupMeters ? gate : null);
     gate.metrics(metrics);
     if (dedupMeters && store instanceof MeteredStore metered) {
@@ -344,6 +346,9 @@ public final class WebhookConsumer implements AutoCloseable {
         + verifier.secretCount()
         + ", acknowledgement="
         + acknowledgement
+        + ", dedup="
+        + (acknowledgement == Acknowledgement.DURABLE ? "inbox " : "")
+        + dedupStore
         + ", listeners="
         + listenerCount
         + ", closed="
