@@ -296,7 +296,17 @@ public final class WebhookAutoConfiguration {
               .table(inbox.getTable())
               .createSchema(inbox.isCreateSchema())
               .workers(inbox.getWorkers())
-              .maxAttempts(inbox.getMaxAttempts());
+              .maxAttempts(inbox.getMaxAttempts())
+              .lease(inbox.getLease())
+              .backoff(inbox.getBackoffBase(), inbox.getBackoffMax())
+              .retention(inbox.getRetention())
+              .pollInterval(inbox.getPollInterval())
+              .maxPollInterval(inbox.getMaxPollInterval())
+              .writers(inbox.getWriters())
+              .statementTimeout(inbox.getStatementTimeout());
+      if (ClassUtils.isPresent("com.zaxxer.hikari.HikariDataSource", null)) {
+        PoolLimits.check(ds, inbox.getWriters(), inbox.getWorkers());
+      }
       if (org.springframework.util.ClassUtils.isPresent(
           "io.micrometer.core.instrument.MeterRegistry", null)) {
         InboxMeters.register(builder, beans);

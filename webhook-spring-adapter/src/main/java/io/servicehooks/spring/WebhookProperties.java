@@ -308,6 +308,97 @@ public class WebhookProperties {
      */
     private boolean readiness = true;
 
+    /**
+     * How long a row taken by a worker belongs to its instance; when it ends the row is due again
+     * (another instance may run it). Keep it above twice the slowest listener.
+     */
+    private Duration lease = Duration.ofSeconds(60);
+
+    /** Delay after the first failed attempt; it doubles per attempt up to backoff-max. */
+    private Duration backoffBase = Duration.ofSeconds(2);
+
+    /** Longest delay between two attempts. */
+    private Duration backoffMax = Duration.ofMinutes(5);
+
+    /** How long done rows are kept: the dedup window of durable mode. */
+    private Duration retention = Duration.ofHours(24);
+
+    /** How soon the poller looks again after finding nothing; doubles up to max-poll-interval. */
+    private Duration pollInterval = Duration.ofMillis(200);
+
+    /** Longest idle wait between looks, and between tries while the database is unreachable. */
+    private Duration maxPollInterval = Duration.ofSeconds(1);
+
+    /** Writer threads, each committing one group of deliveries at a time. */
+    private int writers = 2;
+
+    /** Time-out of every inbox statement (whole seconds, at least one). */
+    private Duration statementTimeout = Duration.ofSeconds(5);
+
+    public Duration getLease() {
+      return lease;
+    }
+
+    public void setLease(Duration lease) {
+      this.lease = lease;
+    }
+
+    public Duration getBackoffBase() {
+      return backoffBase;
+    }
+
+    public void setBackoffBase(Duration backoffBase) {
+      this.backoffBase = backoffBase;
+    }
+
+    public Duration getBackoffMax() {
+      return backoffMax;
+    }
+
+    public void setBackoffMax(Duration backoffMax) {
+      this.backoffMax = backoffMax;
+    }
+
+    public Duration getRetention() {
+      return retention;
+    }
+
+    public void setRetention(Duration retention) {
+      this.retention = retention;
+    }
+
+    public Duration getPollInterval() {
+      return pollInterval;
+    }
+
+    public void setPollInterval(Duration pollInterval) {
+      this.pollInterval = pollInterval;
+    }
+
+    public Duration getMaxPollInterval() {
+      return maxPollInterval;
+    }
+
+    public void setMaxPollInterval(Duration maxPollInterval) {
+      this.maxPollInterval = maxPollInterval;
+    }
+
+    public int getWriters() {
+      return writers;
+    }
+
+    public void setWriters(int writers) {
+      this.writers = writers;
+    }
+
+    public Duration getStatementTimeout() {
+      return statementTimeout;
+    }
+
+    public void setStatementTimeout(Duration statementTimeout) {
+      this.statementTimeout = statementTimeout;
+    }
+
     public boolean isReadiness() {
       return readiness;
     }
