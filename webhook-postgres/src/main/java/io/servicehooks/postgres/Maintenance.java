@@ -20,7 +20,8 @@ final class Maintenance {
   static final int MAX_BATCHES_PER_RUN = 100;
 
   private final PostgresInbox.Settings s;
-  private final Outage outage = new Outage("maintenance");
+  private final Outage outage =
+      new Outage("maintenance", "done rows are not purged and the gauges keep their last values");
   private final ScheduledExecutorService timer;
 
   /** Starts the gauges' refresh at once: they describe the table, workers or not. */

@@ -60,6 +60,14 @@ final class DeadLetterTest {
                   throw new IllegalStateException("a broken pager does not stop the inbox");
                 })
             .build();
+    ch.qos.logback.classic.Logger logger =
+        (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(PostgresInbox.class);
+    ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logs =
+        new ch.qos.logback.core.read.ListAppender<>();
+    logs.start();
+    logger.addAppender(logs);
+    ch.qos.logback.classic.Level level = logger.getLevel();
+    logger.setLevel(ch.qos.logback.classic.Level.WARN);
     inbox.start(
         event -> {
           throw new IllegalStateException("listener down for " + event.id());
@@ -67,10 +75,24 @@ final class DeadLetterTest {
     inbox.store(List.of(Events.post("dl"))).toCompletableFuture().get(10, TimeUnit.SECONDS);
 
     await().atMost(Duration.ofSeconds(10)).until(() -> inbox.admin().stats().dead() == 1);
+    logger.detachAppender(logs);
+    logger.setLevel(level);
+    assertThat(logs.list)
+        .extracting(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
+        .anySatisfy(
+            line ->
+                assertThat(line)
+                    .matches(
+                        "Inbox row \\d+ \\(post\\.create event dl\\) failed attempt 1 of 2:"
+                            + " java\\.lang\\.IllegalStateException: listener down for dl; next"
+                            + " attempt at \\S+ \\(in PT0\\.0\\d+S\\)"));
     await().atMost(Duration.ofSeconds(5)).until(() -> letters.size() == 1);
 
     DeadLetter letter = letters.get(0);
     InboxEntry row = inbox.admin().list(InboxStatus.DEAD, 1).get(0);
+    assertThat(row.dueAt())
+        .as("a dead row is not due in the future")
+        .isBeforeOrEqualTo(java.time.Instant.now());
     assertThat(letter.id()).isEqualTo(row.id());
     assertThat(letter.eventId()).isEqualTo("dl");
     assertThat(letter.type()).isEqualTo("post.create");
