@@ -29,6 +29,9 @@ import picocli.CommandLine.TypeConversionException;
       "  " + InboxDatabase.URL_VARIABLE + "       jdbc:postgresql://host:5432/db",
       "  " + InboxDatabase.USER_VARIABLE + ", " + InboxDatabase.PASSWORD_VARIABLE,
       "                              the database user and password",
+      "  DATABASE_URL, DATABASE_USER, DATABASE_PASSWORD",
+      "                              the standalone consumer's, used when the above are unset",
+      "                              (DATABASE_URL: jdbc:postgresql:... or postgres://user:pw@host/db)",
       "The password comes from the environment only, never from arguments."
     })
 final class InboxCommand implements Runnable {

@@ -411,5 +411,34 @@ final class InboxCommandTest {
     assertThat(inboxHelp.out())
         .contains("stats", "list", "retry", "purge", "--jdbc-url", "SERVICEHOOKS_JDBC_PASSWORD");
     assertThat(inboxHelp.out()).doesNotContain("--password");
+    // the inbox commands never call the platform: its address is not among their options
+    assertThat(inboxHelp.out()).doesNotContain("--base-url").contains("DATABASE_URL", "discard");
+    assertThat(Cli.run(Map.of(), "inbox", "stats", "--help").out()).doesNotContain("--base-url");
+    assertThat(Cli.run(Map.of(), "webhooks", "--help").out()).contains("--base-url");
+  }
+
+  @Test
+  void database_consumersDatabaseUrl_usedWhenTheCliVariablesAreUnset() throws Exception {
+    seed();
+    // the consumer's variable, in both forms the consumer takes
+    String jdbc = TestDatabase.url();
+    java.net.URI parsed = java.net.URI.create(jdbc.substring("jdbc:".length()));
+    String user = "postgres";
+    if (parsed.getRawQuery() != null) {
+      for (String pair : parsed.getRawQuery().split("&")) {
+        if (pair.startsWith("user=")) {
+          user = pair.substring(5);
+        }
+      }
+    }
+    String postgres =
+        "postgres://" + user + "@" + parsed.getHost() + ":" + parsed.getPort() + parsed.getPath();
+    for (String url : List.of(jdbc, postgres)) {
+      Cli.Run run =
+          Cli.run(Map.of("DATABASE_URL", url), "--json", "inbox", "stats", "--schema", schema.name);
+
+      assertThat(run.exitCode()).as(url + ": " + run).isZero();
+      assertThat(JSON.readTree(run.out()).get("dead").asLong()).isEqualTo(1);
+    }
   }
 }
