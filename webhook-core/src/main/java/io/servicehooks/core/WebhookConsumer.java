@@ -445,6 +445,22 @@ public final class WebhookConsumer implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Routes the events of a payload record's family to {@code listener} with the payload mapped
+     * onto it: {@code on(PostCreated.class, post -> save(post.id(), post.text()))}. The record
+     * names its types ({@code PostCreated}: {@code post.create} and the mention, reply, quote and
+     * repost creations; {@code ProfileUpdated}: {@code profile.update.*}; ...), from either payload
+     * family; unknown fields are ignored.
+     *
+     * @throws IllegalArgumentException for a class that is not one of those records
+     */
+    public <T> Builder on(Class<T> payloadType, PayloadListener<? super T> listener) {
+      Objects.requireNonNull(payloadType, "payloadType");
+      Objects.requireNonNull(listener, "listener");
+      List<String> patterns = PayloadTypes.patterns(payloadType);
+      return on(patterns, event -> listener.onPayload(event.payloadAs(payloadType)));
+    }
+
     /** Adds a listener for every event. */
     public Builder onAny(WebhookListener listener) {
       return on("*", listener);
