@@ -63,6 +63,7 @@ final class UnknownProperties {
           "servicehooks.webhook.inbox.poll-interval",
           "servicehooks.webhook.inbox.max-poll-interval",
           "servicehooks.webhook.inbox.writers",
+          "servicehooks.webhook.inbox.instance-name",
           "servicehooks.webhook.inbox.statement-timeout",
           OnPublicUrlCondition.PROPERTY,
           "servicehooks.registration.base-url",

@@ -304,6 +304,9 @@ public final class WebhookAutoConfiguration {
               .maxPollInterval(inbox.getMaxPollInterval())
               .writers(inbox.getWriters())
               .statementTimeout(inbox.getStatementTimeout());
+      if (inbox.getInstanceName() != null && !inbox.getInstanceName().isBlank()) {
+        builder.instanceName(inbox.getInstanceName());
+      }
       if (ClassUtils.isPresent("com.zaxxer.hikari.HikariDataSource", null)) {
         PoolLimits.check(ds, inbox.getWriters(), inbox.getWorkers());
       }

@@ -329,6 +329,22 @@ public class WebhookProperties {
     /** Longest idle wait between looks, and between tries while the database is unreachable. */
     private Duration maxPollInterval = Duration.ofSeconds(1);
 
+    /**
+     * This instance's name, unique among the live instances (e.g. ${HOSTNAME} on Kubernetes): a
+     * restart under the same name takes back its crashed predecessor's leased rows at once instead
+     * of one lease later. Unset: recovery waits for the lease. Never give two live instances one
+     * name.
+     */
+    private String instanceName;
+
+    public String getInstanceName() {
+      return instanceName;
+    }
+
+    public void setInstanceName(String instanceName) {
+      this.instanceName = instanceName;
+    }
+
     /** Writer threads, each committing one group of deliveries at a time. */
     private int writers = 2;
 
