@@ -169,7 +169,7 @@ public final class WebhookConsumer implements AutoCloseable {
   private final int listenerCount;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final AdapterSupport adapterSupport = new AdapterSupport(this);
-  private final Object dedupStore; // the Deduplicator, or in durable mode the inbox
+  private final String dedupStore; // the Deduplicator, or in durable mode the inbox
 
   private WebhookConsumer(ConsumerSettings s) {
     this.refusals = new RefusalLog(s.refusalLogTicker, s.refusalLogInterval);
@@ -185,7 +185,14 @@ public final class WebhookConsumer implements AutoCloseable {
     // In durable mode the inbox table is the dedup: the gate's and the store's meters could never
     // move, so they are not registered (a dashboard would show flat zeros as if dedup worked).
     boolean dedupMeters = s.acknowledgement != Acknowledgement.DURABLE;
-    this.dedupStore = dedupMeters ? store : s.inbox;
+    // Described once: toString() stays the same while the consumer runs (the in-memory store's own
+    // toString() shows its size).
+    this.dedupStore =
+        !dedupMeters
+            ? "inbox " + s.inbox
+            : store instanceof InMemoryDeduplicator
+                ? "InMemoryDeduplicator"
+                : String.valueOf(store);
     this.metrics = s.metricsBinder.metrics(dedupMeters ? gate : null);
     gate.metrics(metrics);
     if (dedupMeters && store instanceof MeteredStore metered) {
@@ -347,7 +354,6 @@ public final class WebhookConsumer implements AutoCloseable {
         + ", acknowledgement="
         + acknowledgement
         + ", dedup="
-        + (acknowledgement == Acknowledgement.DURABLE ? "inbox " : "")
         + dedupStore
         + ", listeners="
         + listenerCount

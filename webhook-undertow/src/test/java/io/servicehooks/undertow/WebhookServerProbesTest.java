@@ -66,7 +66,7 @@ final class WebhookServerProbesTest {
                               + server.port()
                               + "/webhooks (also /health, /metrics) with WebhookConsumer[")
                       .contains("acknowledgement=SYNCHRONOUS")
-                      .contains("dedup=InMemoryDeduplicator[")
+                      .contains("dedup=InMemoryDeduplicator,")
                       .doesNotContain("a-secret-never-logged"));
     } finally {
       logger.detachAppender(logs);
