@@ -387,12 +387,11 @@ public final class CatchUp implements AutoCloseable {
     metrics.asked();
     CatchUpJob asked = job.withJobId(answer.jobId());
     store.putJob(asked);
-    log.debug(
-        "Catch-up asked replay job {} for webhook {} from {} to {} (attempt {})",
+    log.info(
+        "Catch-up asked replay job {} for webhook {} {} (attempt {})",
         asked.jobId(),
         id,
-        asked.from(),
-        asked.to(),
+        window(asked),
         asked.attempt());
     String early = earlyStatuses.remove(asked.jobId());
     if (early != null) {
@@ -468,11 +467,10 @@ public final class CatchUp implements AutoCloseable {
       if (store.finishJob(job.key(), null, job.until())) {
         metrics.completed();
         log.info(
-            "Catch-up replay job {} for webhook {} from {} to {}: Complete (attempt {})",
+            "Catch-up replay job {} for webhook {} {}: Complete (attempt {})",
             job.jobId(),
             id,
-            job.from(),
-            job.to(),
+            window(job),
             job.attempt());
       }
       return;
@@ -495,10 +493,9 @@ public final class CatchUp implements AutoCloseable {
     Instant at = now.plus(wait);
     if (store.finishJob(job.key(), job.retryingAt(at), null)) {
       log.info(
-          "Catch-up replay for webhook {} from {} to {}: {}; attempt {} of {}, asking again at {}",
+          "Catch-up replay for webhook {} {}: {}; attempt {} of {}, asking again at {}",
           id,
-          job.from(),
-          job.to(),
+          window(job),
           reason,
           job.attempt(),
           maxAttempts,
@@ -509,15 +506,32 @@ public final class CatchUp implements AutoCloseable {
   private void giveUp(String id, CatchUpJob job, String reason) throws IOException {
     if (store.finishJob(job.key(), null, job.until())) {
       log.warn(
-          "Catch-up replay for webhook {} from {} to {}: {}; gave up after attempt {}: events of"
+          "Catch-up replay for webhook {} {}: {}; gave up after attempt {}: events of"
               + " this window that were not delivered are lost",
           id,
-          job.from(),
-          job.to(),
+          window(job),
           reason,
           job.attempt());
     }
   }
+
+  /**
+   * The window as the replay request carries it, so that log and request show the same end: the
+   * platform replays from {@code from_date}'s minute through {@code to_date}'s minute, whole.
+   */
+  static String window(CatchUpJob job) {
+    return "from_date "
+        + REQUEST_MINUTE.format(job.from())
+        + " to_date "
+        + REQUEST_MINUTE.format(CatchUpJob.floorMinute(job.until()))
+        + " (through "
+        + job.to()
+        + ")";
+  }
+
+  private static final java.time.format.DateTimeFormatter REQUEST_MINUTE =
+      java.time.format.DateTimeFormatter.ofPattern("yyyyMMddHHmm", java.util.Locale.ROOT)
+          .withZone(java.time.ZoneOffset.UTC);
 
   private String webhookId() throws IOException {
     String id = webhookId;

@@ -223,13 +223,25 @@ final class CatchUpEndToEndTest {
           healed.put("gap-" + h, 1);
         }
         assertThat(p.handled()).containsExactlyInAnyOrderEntriesOf(healed);
+        // the asked line and the outcome line show the window as the request carried it
+        java.time.format.DateTimeFormatter minute =
+            java.time.format.DateTimeFormatter.ofPattern("yyyyMMddHHmm")
+                .withZone(java.time.ZoneOffset.UTC);
+        String window =
+            "from_date "
+                + minute.format(reachable)
+                + " to_date "
+                + minute.format(restart)
+                + " (through "
+                + restart.truncatedTo(java.time.temporal.ChronoUnit.MINUTES).plusSeconds(60)
+                + ")";
         assertThat(lines.list)
             .filteredOn(e -> e.getLevel() == Level.INFO)
             .extracting(ILoggingEvent::getFormattedMessage)
-            .singleElement()
-            .asString()
-            .contains("from " + reachable + " to " + restart.plusSeconds(60))
-            .contains("Complete");
+            .hasSize(2)
+            .allSatisfy(line -> assertThat(line).contains(window))
+            .anySatisfy(line -> assertThat(line).contains("asked replay job"))
+            .anySatisfy(line -> assertThat(line).contains("Complete"));
       }
     } finally {
       logger.detachAppender(lines);

@@ -22,12 +22,16 @@ import picocli.CommandLine.TypeConversionException;
     name = "inbox",
     mixinStandardHelpOptions = true,
     versionProvider = VersionProvider.class,
-    description = "Inspect and repair the durable inbox on PostgreSQL: stats, dead letters, retry.",
+    description =
+        "Inspect and repair the durable inbox on PostgreSQL: stats, dead letters, retry, discard.",
     footerHeading = "%nEnvironment:%n",
     footer = {
       "  " + InboxDatabase.URL_VARIABLE + "       jdbc:postgresql://host:5432/db",
       "  " + InboxDatabase.USER_VARIABLE + ", " + InboxDatabase.PASSWORD_VARIABLE,
       "                              the database user and password",
+      "  DATABASE_URL, DATABASE_USER, DATABASE_PASSWORD",
+      "                              the standalone consumer's, used when the above are unset",
+      "                              (DATABASE_URL: jdbc:postgresql:... or postgres://user:pw@host/db)",
       "The password comes from the environment only, never from arguments."
     })
 final class InboxCommand implements Runnable {
@@ -127,6 +131,30 @@ final class InboxCommand implements Runnable {
                 top.output().inboxRetried(id);
               } else {
                 top.err().println("error: no dead or pending inbox row has id " + id);
+                top.err().flush();
+                code[0] = ServicehooksCli.EXIT_API_ERROR;
+              }
+            });
+    return exit != ServicehooksCli.EXIT_OK ? exit : code[0];
+  }
+
+  @Command(
+      name = "discard",
+      mixinStandardHelpOptions = true,
+      description =
+          "Give up on a dead letter: the row becomes done (a copy of the event is still a"
+              + " duplicate) and the retention purges it.")
+  int discard(
+      @Parameters(paramLabel = "ID", description = "the dead letter's row id (inbox list)")
+          long id) {
+    int[] code = {ServicehooksCli.EXIT_OK};
+    int exit =
+        inDatabase(
+            admin -> {
+              if (admin.discard(id)) {
+                top.output().inboxDiscarded(id);
+              } else {
+                top.err().println("error: no dead inbox row has id " + id);
                 top.err().flush();
                 code[0] = ServicehooksCli.EXIT_API_ERROR;
               }

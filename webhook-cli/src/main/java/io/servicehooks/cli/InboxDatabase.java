@@ -31,12 +31,59 @@ final class InboxDatabase {
     this.password = password;
   }
 
-  /** The database named by {@code --jdbc-url}, else the environment. */
+  /** The standalone consumer's variables, taken when the CLI's own are unset. */
+  static final String CONSUMER_URL_VARIABLE = "DATABASE_URL";
+
+  static final String CONSUMER_USER_VARIABLE = "DATABASE_USER";
+  static final String CONSUMER_PASSWORD_VARIABLE = "DATABASE_PASSWORD";
+
+  /**
+   * The database named by {@code --jdbc-url}, else {@code SERVICEHOOKS_JDBC_URL}, else the
+   * consumer's {@code DATABASE_URL} ({@code jdbc:postgresql:} or {@code
+   * postgres://user:pw@host/db}).
+   */
   static InboxDatabase of(TopCommand top, String jdbcUrlFlag) {
     String url = jdbcUrlFlag != null ? jdbcUrlFlag.trim() : top.env(URL_VARIABLE);
+    String urlUser = null;
+    String urlPassword = null;
+    if (url == null && top.env(CONSUMER_URL_VARIABLE) != null) {
+      String consumers = top.env(CONSUMER_URL_VARIABLE);
+      String lower = consumers.toLowerCase(Locale.ROOT);
+      if (lower.startsWith("postgres://") || lower.startsWith("postgresql://")) {
+        java.net.URI uri;
+        try {
+          uri = new java.net.URI(consumers);
+        } catch (java.net.URISyntaxException e) {
+          throw new ServicehooksCli.UsageException(
+              CONSUMER_URL_VARIABLE
+                  + " is not a valid URL (percent-encode special characters in the user and"
+                  + " password)");
+        }
+        if (uri.getHost() == null) {
+          throw new ServicehooksCli.UsageException(CONSUMER_URL_VARIABLE + " has no host");
+        }
+        String info = uri.getRawUserInfo();
+        if (info != null) {
+          int colon = info.indexOf(':');
+          urlUser = decode(colon < 0 ? info : info.substring(0, colon));
+          urlPassword = colon < 0 ? null : decode(info.substring(colon + 1));
+        }
+        url =
+            "jdbc:postgresql://"
+                + uri.getHost()
+                + (uri.getPort() > 0 ? ":" + uri.getPort() : "")
+                + (uri.getRawPath() == null ? "" : uri.getRawPath())
+                + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery());
+      } else {
+        url = consumers;
+      }
+    }
     if (url == null || url.isEmpty()) {
       throw new ServicehooksCli.UsageException(
-          "no inbox database: set " + URL_VARIABLE + " (or --jdbc-url) to jdbc:postgresql://...");
+          "no inbox database: set "
+              + URL_VARIABLE
+              + " (or --jdbc-url) to jdbc:postgresql://..., or the consumer's "
+              + CONSUMER_URL_VARIABLE);
     }
     if (!url.startsWith("jdbc:postgresql:")) {
       throw new ServicehooksCli.UsageException(
@@ -62,8 +109,9 @@ final class InboxDatabase {
       throw new ServicehooksCli.UsageException(
           "the inbox database URL is malformed (expected jdbc:postgresql://host:port/database)");
     }
-    String user = top.env(USER_VARIABLE);
-    String password = top.env(PASSWORD_VARIABLE);
+    String user = first(top.env(USER_VARIABLE), top.env(CONSUMER_USER_VARIABLE), urlUser);
+    String password =
+        first(top.env(PASSWORD_VARIABLE), top.env(CONSUMER_PASSWORD_VARIABLE), urlPassword);
     if (user != null) {
       ds.setUser(user);
     }
@@ -75,6 +123,20 @@ final class InboxDatabase {
     ds.setSocketTimeout(SOCKET_TIMEOUT_SECONDS);
     ds.setApplicationName("servicehooks-cli");
     return new InboxDatabase(ds, password);
+  }
+
+  private static String first(String... values) {
+    for (String v : values) {
+      if (v != null && !v.isEmpty()) {
+        return v;
+      }
+    }
+    return null;
+  }
+
+  private static String decode(String text) {
+    return java.net.URLDecoder.decode(
+        text.replace("+", "%2B"), java.nio.charset.StandardCharsets.UTF_8);
   }
 
   DataSource dataSource() {

@@ -200,6 +200,14 @@ final class Output {
     }
   }
 
+  void inboxDiscarded(long id) {
+    if (json) {
+      print(JSON.createObjectNode().put("id", id).put("discarded", true));
+    } else {
+      line("Inbox row " + id + " is discarded (done; a copy of its event is still a duplicate).");
+    }
+  }
+
   void inboxRetriedAll(int count) {
     if (json) {
       print(JSON.createObjectNode().put("retried", count));

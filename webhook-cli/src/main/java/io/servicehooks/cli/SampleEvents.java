@@ -29,12 +29,20 @@ final class SampleEvents {
   }
 
   static byte[] build(String eventType, Instant now) {
+    return build(eventType, now, null);
+  }
+
+  /** A sample with {@code eventId} as its {@code event_uuid}, or a random one when null. */
+  static byte[] build(String eventType, Instant now, String eventId) {
     ObjectNode root = JSON.createObjectNode();
     ObjectNode data = root.putObject("data");
     ThreadLocalRandom random = ThreadLocalRandom.current();
     data.put(
         "event_uuid",
-        Long.toString(1_800_000_000_000_000_000L + random.nextLong(100_000_000_000_000_000L)));
+        eventId != null
+            ? eventId
+            : Long.toString(
+                1_800_000_000_000_000_000L + random.nextLong(100_000_000_000_000_000L)));
     data.put("event_type", eventType);
     ObjectNode filter = data.putObject("filter");
     String family = family(eventType);

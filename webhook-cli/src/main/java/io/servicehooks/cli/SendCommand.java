@@ -61,6 +61,14 @@ final class SendCommand implements Callable<Integer> {
   Path body;
 
   @Option(
+      names = "--event-id",
+      paramLabel = "ID",
+      description =
+          "use ID as the sample's event_uuid instead of a random one: sending twice with the same"
+              + " ID rehearses a duplicate (the second answer says duplicate)")
+  String eventId;
+
+  @Option(
       names = "--allow-insecure-url",
       description = "Permit http and a port in the URL, for a consumer running locally.")
   boolean allowInsecureUrl;
@@ -69,6 +77,15 @@ final class SendCommand implements Callable<Integer> {
   public Integer call() throws IOException {
     if (type == null && body == null) {
       throw new ParameterException(spec.commandLine(), "give --type TYPE, or --body FILE");
+    }
+    if (eventId != null && body != null) {
+      throw new ParameterException(
+          spec.commandLine(),
+          "--event-id applies to a sample (--type); a --body file is sent as it is: put the id in"
+              + " its event_uuid");
+    }
+    if (eventId != null && eventId.isBlank()) {
+      throw new ParameterException(spec.commandLine(), "--event-id must not be blank");
     }
     WebhookClient.checkWebhookUrl(url, allowInsecureUrl);
     String secret = top.env("SERVICE_CONSUMER_SECRET");
@@ -89,7 +106,7 @@ final class SendCommand implements Callable<Integer> {
             .println("note: no sample payload is known for " + type + "; sending an empty payload");
         top.err().flush();
       }
-      bytes = SampleEvents.build(type, Clock.systemUTC().instant());
+      bytes = SampleEvents.build(type, Clock.systemUTC().instant(), eventId);
     }
     HttpClient http =
         HttpClient.newBuilder()

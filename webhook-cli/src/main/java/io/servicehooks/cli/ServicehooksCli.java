@@ -55,7 +55,23 @@ public final class ServicehooksCli {
     Objects.requireNonNull(clock, "clock");
     CommandLine commandLine = new CommandLine(new TopCommand(Map.copyOf(environment), clock));
     commandLine.setExecutionExceptionHandler(ServicehooksCli::handleFailure);
+    CommandLine inbox = commandLine.getSubcommands().get("inbox");
+    if (inbox != null) {
+      withoutPlatformOptions(inbox);
+    }
     return commandLine;
+  }
+
+  /**
+   * The inbox commands talk to the database, never to the platform: the inherited {@code
+   * --base-url} would only mislead in their help.
+   */
+  private static void withoutPlatformOptions(CommandLine command) {
+    CommandLine.Model.OptionSpec baseUrl = command.getCommandSpec().findOption("--base-url");
+    if (baseUrl != null) {
+      command.getCommandSpec().remove(baseUrl);
+    }
+    command.getSubcommands().values().forEach(ServicehooksCli::withoutPlatformOptions);
   }
 
   private static int handleFailure(

@@ -251,6 +251,34 @@ final class InboxCommandTest {
   }
 
   @Test
+  void discard_deadRow_becomesDoneAndCountsNoLongerDead() throws Exception {
+    seed();
+    long id = idOf("dead");
+    long doneBefore = admin.stats().done();
+
+    Cli.Run run = run("inbox", "discard", Long.toString(id));
+
+    assertThat(run.exitCode()).as(run.toString()).isZero();
+    assertThat(run.out()).contains("Inbox row " + id + " is discarded");
+    assertThat(admin.list(InboxStatus.DEAD, 10)).isEmpty();
+    assertThat(admin.stats().done()).isEqualTo(doneBefore + 1);
+    Cli.Run json = run("--json", "inbox", "discard", Long.toString(id));
+    assertThat(json.exitCode()).as(json.toString()).isEqualTo(1); // no longer dead
+    assertThat(json.err()).contains("no dead inbox row has id " + id);
+  }
+
+  @Test
+  void discard_unknownId_exits1NamingIt() throws Exception {
+    seed();
+
+    Cli.Run unknown = run("inbox", "discard", "987654321");
+
+    assertThat(unknown.exitCode()).as(unknown.toString()).isEqualTo(1);
+    assertThat(unknown.err()).contains("no dead inbox row has id 987654321");
+    assertThat(admin.stats().dead()).isEqualTo(1);
+  }
+
+  @Test
   void retry_neitherIdNorAllDeadOrBoth_exits2() {
     Cli.Run neither = run("inbox", "retry");
     Cli.Run both = run("inbox", "retry", "1", "--all-dead");
@@ -402,5 +430,34 @@ final class InboxCommandTest {
     assertThat(inboxHelp.out())
         .contains("stats", "list", "retry", "purge", "--jdbc-url", "SERVICEHOOKS_JDBC_PASSWORD");
     assertThat(inboxHelp.out()).doesNotContain("--password");
+    // the inbox commands never call the platform: its address is not among their options
+    assertThat(inboxHelp.out()).doesNotContain("--base-url").contains("DATABASE_URL", "discard");
+    assertThat(Cli.run(Map.of(), "inbox", "stats", "--help").out()).doesNotContain("--base-url");
+    assertThat(Cli.run(Map.of(), "webhooks", "--help").out()).contains("--base-url");
+  }
+
+  @Test
+  void database_consumersDatabaseUrl_usedWhenTheCliVariablesAreUnset() throws Exception {
+    seed();
+    // the consumer's variable, in both forms the consumer takes
+    String jdbc = TestDatabase.url();
+    java.net.URI parsed = java.net.URI.create(jdbc.substring("jdbc:".length()));
+    String user = "postgres";
+    if (parsed.getRawQuery() != null) {
+      for (String pair : parsed.getRawQuery().split("&")) {
+        if (pair.startsWith("user=")) {
+          user = pair.substring(5);
+        }
+      }
+    }
+    String postgres =
+        "postgres://" + user + "@" + parsed.getHost() + ":" + parsed.getPort() + parsed.getPath();
+    for (String url : List.of(jdbc, postgres)) {
+      Cli.Run run =
+          Cli.run(Map.of("DATABASE_URL", url), "--json", "inbox", "stats", "--schema", schema.name);
+
+      assertThat(run.exitCode()).as(url + ": " + run).isZero();
+      assertThat(JSON.readTree(run.out()).get("dead").asLong()).isEqualTo(1);
+    }
   }
 }

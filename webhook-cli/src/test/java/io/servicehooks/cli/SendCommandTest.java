@@ -87,6 +87,58 @@ final class SendCommandTest {
   }
 
   @Test
+  void send_eventIdTwice_sameEventUuid_secondIsADuplicateForAConsumer() throws Exception {
+    for (int i = 0; i < 2; i++) {
+      Cli.Run run =
+          Cli.run(
+              env,
+              "send",
+              consumer.url("/webhook"),
+              "--type",
+              "post.create",
+              "--event-id",
+              "rehearsal-1",
+              "--allow-insecure-url");
+      assertThat(run.exitCode()).as(run.toString()).isZero();
+    }
+    assertThat(consumer.deliveries()).hasSize(2);
+    io.servicehooks.core.WebhookConsumer real =
+        io.servicehooks.core.WebhookConsumer.builder()
+            .consumerSecrets(SECRET)
+            .on("post.create", e -> {})
+            .build();
+    java.util.List<String> answers = new java.util.ArrayList<>();
+    for (ConsumerStub.Delivery delivery : consumer.deliveries()) {
+      assertThat(JSON.readTree(delivery.body()).get("data").get("event_uuid").asText())
+          .isEqualTo("rehearsal-1");
+      answers.add(
+          real.handle(
+                  io.servicehooks.core.WebhookRequest.post(delivery.signature(), delivery.body()))
+              .join()
+              .bodyAsString());
+    }
+    assertThat(answers.get(0)).contains("\"status\":\"accepted\"");
+    assertThat(answers.get(1)).contains("\"status\":\"duplicate\"");
+  }
+
+  @Test
+  void send_eventIdWithBody_exits2() throws Exception {
+    Cli.Run run =
+        Cli.run(
+            env,
+            "send",
+            consumer.url("/webhook"),
+            "--body",
+            "x.json",
+            "--event-id",
+            "1",
+            "--allow-insecure-url");
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).contains("--event-id applies to a sample");
+    assertThat(consumer.deliveries()).isEmpty();
+  }
+
+  @Test
   void send_bodyFile_sendsItsBytesExactly(@TempDir Path dir) throws Exception {
     byte[] bytes =
         "{\"test_number\":1,\"test_string\":\"two\"}  \n".getBytes(StandardCharsets.UTF_8);

@@ -74,6 +74,10 @@ final class Answers {
    */
   static Answer retryLater(String code, String message) {
     log.warn("Refused a delivery: {}", message);
+    return retryAnswer(code, message);
+  }
+
+  private static Answer retryAnswer(String code, String message) {
     return new Answer(
         "rejected",
         new WebhookResponse(
@@ -87,7 +91,9 @@ final class Answers {
    * no listener ran and the delivery's claims were released.
    */
   static Answer dedupUnavailable() {
-    return retryLater(
+    // The outage's one WARN says it (StoreOutage); a line per refused delivery flooded the log.
+    log.debug("Refused a delivery: the dedup store could not be asked");
+    return retryAnswer(
         "dedup_unavailable", "the dedup store could not be asked; nothing was run, retry later");
   }
 
@@ -98,6 +104,15 @@ final class Answers {
     final AtomicInteger failed = new AtomicInteger();
     final AtomicInteger inFlight = new AtomicInteger();
     final AtomicInteger unavailable = new AtomicInteger();
+    private volatile WebhookEvent firstInFlight; // named in the WARN line
+
+    /** An event of the delivery still runs elsewhere (here or on another instance). */
+    void inFlight(WebhookEvent event) {
+      if (firstInFlight == null) {
+        firstInFlight = event;
+      }
+      inFlight.incrementAndGet();
+    }
 
     Answer answer() {
       if (failed.get() > 0) {
@@ -112,7 +127,15 @@ final class Answers {
         return dedupUnavailable();
       }
       if (inFlight.get() > 0) {
-        return retryLater(
+        WebhookEvent first = firstInFlight;
+        log.warn(
+            "Refused a delivery: {} event {}{} is still being handled (a copy runs here or on"
+                + " another instance); answered 503 in_flight, the platform's retry will find it"
+                + " done",
+            first == null ? "an" : LogSafe.escape(first.type()),
+            first == null ? "" : LogSafe.escape(first.id()),
+            inFlight.get() > 1 ? " and " + (inFlight.get() - 1) + " more" : "");
+        return retryAnswer(
             "in_flight", "an event of this delivery is still being handled, retry later");
       }
       int events = handled.get();

@@ -90,13 +90,13 @@ final class AsynchronousAcknowledgement implements AcknowledgementMode {
           break;
         case STILL_RUNNING:
           metrics.event(event.type(), "in_flight");
-          tally.inFlight.incrementAndGet();
+          tally.inFlight(event);
           break;
         case IN_FLIGHT:
           if (!claim.running().owned) {
             // The original here is still asking the store: its outcome is not known yet.
             metrics.event(event.type(), "in_flight");
-            tally.inFlight.incrementAndGet();
+            tally.inFlight(event);
             break;
           }
           // The original was queued, so acknowledged already: so is its copy.

@@ -39,6 +39,8 @@ final class DedupGate {
   // Logs under the consumer's name, as before the split: users' log configuration names it.
   private static final Logger log = LoggerFactory.getLogger(WebhookConsumer.class);
 
+  private final StoreOutage outage = new StoreOutage();
+
   /** First pause before a copy asks the store again about an event running elsewhere. */
   static final Duration FIRST_POLL = Duration.ofMillis(50);
 
@@ -334,6 +336,7 @@ final class DedupGate {
     if (found == null) {
       return storeFailed(event, mine, new NullPointerException("the store answered null"));
     }
+    outage.worked();
     switch (found.status()) {
       case CLAIMED:
         mine.claimedAt = sent;
@@ -406,19 +409,14 @@ final class DedupGate {
     Throwable cause = unwrap(failure);
     if (failOpen) {
       metrics.failOpen();
-      log.warn(
-          "Dedup store failed for {} event {}; running it without dedup (failOpen)",
-          LogSafe.escape(event.type()),
-          LogSafe.escape(event.id()),
+      outage.failed(
+          "claim",
+          "running events without dedup (failOpen, counted in webhook.dedup.fail.open)",
           cause);
       mine.owned = true;
       return new Claim(Kind.OWNER, mine);
     }
-    log.error(
-        "Dedup store failed for {} event {}; answering 503 dedup_unavailable",
-        LogSafe.escape(event.type()),
-        LogSafe.escape(event.id()),
-        cause);
+    outage.failed("claim", "answering deliveries 503 dedup_unavailable", cause);
     end(mine, Outcome.UNAVAILABLE);
     return new Claim(Kind.STORE_FAILED, mine);
   }
@@ -458,13 +456,16 @@ final class DedupGate {
 
   private void markedDone(Running r, CompletableFuture<Boolean> done, long sent) {
     try {
-      if (!Boolean.TRUE.equals(done.join())) {
+      Boolean marked = done.join();
+      outage.worked();
+      if (!Boolean.TRUE.equals(marked)) {
         claimNotHeld(r, sent, "marked done", true);
       }
     } catch (CompletionException | CancellationException failure) {
-      log.error(
-          "Dedup store failed to mark {} done; a redelivery after its lease may run it again",
-          LogSafe.escape(r.key),
+      outage.failed(
+          "markDone " + LogSafe.escape(r.key),
+          "events whose listeners ran are not marked done, so a redelivery after the lease may"
+              + " run them again",
           unwrap(failure));
     } finally {
       end(r, Outcome.SUCCEEDED);
@@ -504,16 +505,18 @@ final class DedupGate {
 
   private void released(Running r, CompletableFuture<Boolean> released) {
     try {
-      if (!Boolean.TRUE.equals(released.join())) {
+      Boolean freed = released.join();
+      outage.worked();
+      if (!Boolean.TRUE.equals(freed)) {
         log.warn(
             "Dedup lease on {} ran out before it was released (lease {})",
             LogSafe.escape(r.key),
             lease);
       }
     } catch (CompletionException | CancellationException failure) {
-      log.error(
-          "Dedup store failed to release {}; its redelivery waits until the lease ends",
-          LogSafe.escape(r.key),
+      outage.failed(
+          "release " + LogSafe.escape(r.key),
+          "failed events stay claimed, and their redeliveries wait until the lease ends",
           unwrap(failure));
     } finally {
       end(r, Outcome.FAILED);

@@ -24,7 +24,8 @@ interface MetricsBinder {
 
   /**
    * The consumer's meters, and a gauge of the duplicates waiting at {@code gate} for their
-   * original; called once, at build time.
+   * original; called once, at build time. A {@code null} gate (durable mode, where the inbox is the
+   * dedup) leaves out every dedup meter.
    */
   Metrics metrics(DedupGate gate);
 

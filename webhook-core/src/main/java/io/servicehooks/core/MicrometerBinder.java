@@ -19,6 +19,9 @@ final class MicrometerBinder implements MetricsBinder {
 
   @Override
   public Metrics metrics(DedupGate gate) {
+    if (gate == null) {
+      return new MicrometerMetrics(registry, WebhookConsumer.MAX_TYPE_TAGS, false);
+    }
     Gauge.builder("webhook.duplicates.waiting", gate, DedupGate::waiting)
         .description("Duplicates waiting for their original, still running in this process")
         .register(registry);

@@ -1,6 +1,7 @@
 package io.servicehooks.core;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.util.Map;
@@ -42,6 +43,14 @@ final class MicrometerMetrics implements Metrics {
   }
 
   MicrometerMetrics(MeterRegistry registry, int maxTypeTags) {
+    this(registry, maxTypeTags, true);
+  }
+
+  /**
+   * @param dedupMeters whether to register the dedup counters; without them (durable mode) they are
+   *     no-ops that no registry shows
+   */
+  MicrometerMetrics(MeterRegistry registry, int maxTypeTags, boolean dedupMeters) {
     this.registry = registry;
     this.maxTypeTags = maxTypeTags;
     this.latency =
@@ -50,6 +59,13 @@ final class MicrometerMetrics implements Metrics {
             .register(registry);
     this.accepted = deliveryCounter("accepted");
     this.crcAnswered = crcCounter("answered");
+    if (!dedupMeters) {
+      this.runningElsewhere = noop("webhook.dedup.running.elsewhere");
+      this.leaseExpired = noop("webhook.dedup.lease.expired");
+      this.claimLost = noop("webhook.dedup.claim.lost");
+      this.failOpen = noop("webhook.dedup.fail.open");
+      return;
+    }
     this.runningElsewhere =
         Counter.builder("webhook.dedup.running.elsewhere")
             .description("Claims that found their event running on another instance")
@@ -70,6 +86,12 @@ final class MicrometerMetrics implements Metrics {
         Counter.builder("webhook.dedup.fail.open")
             .description("Events run without dedup because the dedup store failed (failOpen)")
             .register(registry);
+  }
+
+  private static Counter noop(String name) {
+    return new io.micrometer.core.instrument.noop.NoopCounter(
+        new io.micrometer.core.instrument.Meter.Id(
+            name, io.micrometer.core.instrument.Tags.empty(), null, null, Meter.Type.COUNTER));
   }
 
   @Override

@@ -36,4 +36,9 @@ enum NoDeduplicator implements Deduplicator {
   public boolean mayBlock() {
     return false;
   }
+
+  @Override
+  public String toString() {
+    return "NoDeduplicator";
+  }
 }

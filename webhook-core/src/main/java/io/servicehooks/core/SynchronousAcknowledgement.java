@@ -134,7 +134,7 @@ final class SynchronousAcknowledgement implements AcknowledgementMode {
         break;
       case STILL_RUNNING:
         metrics.event(event.type(), "in_flight");
-        tally.inFlight.incrementAndGet();
+        tally.inFlight(event);
         break;
       case UNAVAILABLE:
         metrics.event(event.type(), "dedup_unavailable");

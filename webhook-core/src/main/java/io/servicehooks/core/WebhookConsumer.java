@@ -170,6 +170,7 @@ public final class WebhookConsumer implements AutoCloseable {
   private final int listenerCount;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final AdapterSupport adapterSupport = new AdapterSupport(this);
+  private final String dedupStore; // the Deduplicator, or in durable mode the inbox
 
   private WebhookConsumer(ConsumerSettings s) {
     this.refusals = new RefusalLog(s.refusalLogTicker, s.refusalLogInterval);
@@ -188,9 +189,20 @@ public final class WebhookConsumer implements AutoCloseable {
             s.dedupScheduler,
             s.leaseTicker);
     this.storeMayBlock = s.inbox != null ? s.inbox.mayBlock() : store.mayBlock();
-    this.metrics = s.metricsBinder.metrics(gate);
+    // In durable mode the inbox table is the dedup: the gate's and the store's meters could never
+    // move, so they are not registered (a dashboard would show flat zeros as if dedup worked).
+    boolean dedupMeters = s.acknowledgement != Acknowledgement.DURABLE;
+    // Described once: toString() stays the same while the consumer runs (the in-memory store's own
+    // toString() shows its size).
+    this.dedupStore =
+        !dedupMeters
+            ? "inbox " + s.inbox
+            : store instanceof InMemoryDeduplicator
+                ? "InMemoryDeduplicator"
+                : String.valueOf(store);
+    this.metrics = s.metricsBinder.metrics(dedupMeters ? gate : null);
     gate.metrics(metrics);
-    if (store instanceof MeteredStore metered) {
+    if (dedupMeters && store instanceof MeteredStore metered) {
       metered.bindTo(s.metricsBinder);
     }
     this.crc = new CrcResponder(verifier.current(), metrics, refusals);
@@ -411,6 +423,8 @@ public final class WebhookConsumer implements AutoCloseable {
         + verifier.secretCount()
         + ", acknowledgement="
         + acknowledgement
+        + ", dedup="
+        + dedupStore
         + ", listeners="
         + listenerCount
         + ", closed="
@@ -505,6 +519,22 @@ public final class WebhookConsumer implements AutoCloseable {
     public Builder on(List<String> typePatterns, WebhookListener listener) {
       Objects.requireNonNull(typePatterns, "typePatterns").forEach(p -> on(p, listener));
       return this;
+    }
+
+    /**
+     * Routes the events of a payload record's family to {@code listener} with the payload mapped
+     * onto it: {@code on(PostCreated.class, post -> save(post.id(), post.text()))}. The record
+     * names its types ({@code PostCreated}: {@code post.create} and the mention, reply, quote and
+     * repost creations; {@code ProfileUpdated}: {@code profile.update.*}; ...), from either payload
+     * family; unknown fields are ignored.
+     *
+     * @throws IllegalArgumentException for a class that is not one of those records
+     */
+    public <T> Builder on(Class<T> payloadType, PayloadListener<? super T> listener) {
+      Objects.requireNonNull(payloadType, "payloadType");
+      Objects.requireNonNull(listener, "listener");
+      List<String> patterns = PayloadTypes.patterns(payloadType);
+      return on(patterns, event -> listener.onPayload(event.payloadAs(payloadType)));
     }
 
     /** Adds a listener for every event. */

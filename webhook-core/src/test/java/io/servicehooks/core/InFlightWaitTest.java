@@ -39,7 +39,17 @@ final class InFlightWaitTest {
         CompletableFuture.supplyAsync(() -> consumer.handle(delivery).join());
     assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
 
-    WebhookResponse copy = consumer.handle(delivery).get(5, TimeUnit.SECONDS);
+    WebhookResponse copy;
+    try (LogCapture logs = new LogCapture()) {
+      copy = consumer.handle(delivery).get(5, TimeUnit.SECONDS);
+      // issue 21, point 12: the WARN names the event, so the operator can follow it
+      assertThat(logs.messages(ch.qos.logback.classic.Level.WARN))
+          .anySatisfy(
+              line ->
+                  assertThat(line)
+                      .startsWith(
+                          "Refused a delivery: post.create event held is still being handled"));
+    }
     assertThat(copy.status()).isEqualTo(503);
     assertThat(copy.bodyAsString()).contains("\"error\":\"in_flight\"");
     assertThat(copy.headers()).containsKey("Retry-After");

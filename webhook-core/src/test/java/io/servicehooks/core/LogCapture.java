@@ -18,9 +18,19 @@ final class LogCapture implements AutoCloseable {
   private final ListAppender<ILoggingEvent> appender = new ListAppender<>();
 
   LogCapture() {
+    this(Level.WARN);
+  }
+
+  /** Records from {@code from} up. */
+  LogCapture(Level from) {
     appender.start();
     logger.addAppender(appender);
-    logger.setLevel(Level.WARN);
+    logger.setLevel(from);
+  }
+
+  /** The recorded events, oldest first. */
+  List<ILoggingEvent> events() {
+    return List.copyOf(appender.list);
   }
 
   /** The formatted messages, oldest first. */

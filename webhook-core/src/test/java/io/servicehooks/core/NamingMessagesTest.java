@@ -52,7 +52,8 @@ final class NamingMessagesTest {
             .build();
     assertThat(consumer.toString())
         .isEqualTo(
-            "WebhookConsumer[secrets=2, acknowledgement=ASYNCHRONOUS, listeners=3, closed=false]")
+            "WebhookConsumer[secrets=2, acknowledgement=ASYNCHRONOUS, dedup=InMemoryDeduplicator,"
+                + " listeners=3, closed=false]")
         .doesNotContain(SECRET)
         .doesNotContain(OLD_SECRET);
     consumer.close();
@@ -67,6 +68,7 @@ final class NamingMessagesTest {
         .isEqualTo(200);
     assertThat(consumer.toString())
         .isEqualTo(before)
-        .contains("secrets=1, acknowledgement=SYNCHRONOUS, listeners=0");
+        .contains(
+            "secrets=1, acknowledgement=SYNCHRONOUS, dedup=InMemoryDeduplicator, listeners=0");
   }
 }

@@ -48,7 +48,9 @@ final class GroupCommitWriter {
   private final Workers workers;
   private final BlockingQueue<Pending> queue;
   private final List<Thread> threads = new ArrayList<>();
-  private final Outage outage = new Outage("store");
+  private final Outage outage =
+      new Outage(
+          "store", "deliveries are answered 503 (nothing acknowledged; the platform retries them)");
   private final InboxHealth health;
   private volatile boolean closed;
 

@@ -110,6 +110,28 @@ public final class InboxAdmin {
   }
 
   /**
+   * Gives up on a dead letter: the row becomes done (its last error prefixed with "discarded"), so
+   * a copy of the event arriving within the retention is still a duplicate, and retention purges it
+   * like any done row.
+   *
+   * @return {@code false} if no dead row has that id
+   */
+  public boolean discard(long id) throws SQLException {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement s =
+            c.prepareStatement(
+                "UPDATE "
+                    + tables.qualified
+                    + " SET status = 'done', done_at = now(), leased_by = NULL,"
+                    + " last_error = 'discarded' || coalesce(': ' || last_error, '')"
+                    + " WHERE id = ? AND status = 'dead'")) {
+      s.setQueryTimeout(timeoutSeconds);
+      s.setLong(1, id);
+      return s.executeUpdate() == 1;
+    }
+  }
+
+  /**
    * Makes every dead letter due now with a fresh set of attempts.
    *
    * @return how many rows

@@ -25,7 +25,8 @@ final class Maintenance {
   static final long BREATH_MILLIS = 100;
 
   private final PostgresInbox.Settings s;
-  private final Outage outage = new Outage("maintenance");
+  private final Outage outage =
+      new Outage("maintenance", "done rows are not purged and the gauges keep their last values");
   private final ScheduledExecutorService timer;
   private final InboxHealth health;
   private final Purge purge;

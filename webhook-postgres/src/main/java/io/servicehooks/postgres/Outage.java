@@ -10,15 +10,30 @@ final class Outage {
   private static final Logger log = LoggerFactory.getLogger(PostgresInbox.class);
 
   private final String what;
+  private final String meanwhile;
   private final AtomicBoolean down = new AtomicBoolean();
 
   Outage(String what) {
+    this(what, "it is tried again");
+  }
+
+  /**
+   * @param meanwhile what happens until it works again, for the log line: what the operator sees
+   *     (deliveries answered 503, rows waiting), not how the code retries
+   */
+  Outage(String what, String meanwhile) {
     this.what = what;
+    this.meanwhile = meanwhile;
   }
 
   void failed(Throwable e) {
     if (down.compareAndSet(false, true)) {
-      log.warn("Inbox {} failed, retrying quietly until it works: {}", what, describe(e));
+      log.warn(
+          "Inbox {} failed: {}. Until it works {}; further failures are logged at DEBUG only, and"
+              + " one line says when it works again",
+          what,
+          describe(e),
+          meanwhile);
     } else {
       log.debug("Inbox {} failed again: {}", what, describe(e));
     }

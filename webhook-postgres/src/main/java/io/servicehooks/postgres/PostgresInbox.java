@@ -157,6 +157,18 @@ public final class PostgresInbox implements EventInbox {
     if (!started.compareAndSet(false, true)) {
       throw new IllegalStateException("inbox already started");
     }
+    if (settings.instanceName != null) {
+      try {
+        Reclaim.previousIncarnations(settings, settings.instanceName);
+      } catch (SQLException e) {
+        // not fatal: those rows are still retaken when their lease ends
+        log.warn(
+            "Inbox instance {} could not take back its previous incarnation's rows; they are due"
+                + " when their lease ends: {}",
+            settings.instanceName,
+            Outage.describe(e));
+      }
+    }
     workers.start(processor);
     maintenance.start();
   }
@@ -269,6 +281,8 @@ public final class PostgresInbox implements EventInbox {
     Duration gaugeInterval = DEFAULT_GAUGE_INTERVAL;
     Duration drainTimeout = DEFAULT_DRAIN_TIMEOUT;
     InboxMeters meters = InboxMeters.NONE;
+    List<DeadLetterListener> deadLetterListeners = new java.util.ArrayList<>();
+    String instanceName; // null: leases name this process only, recovery waits for the lease
     String instance = defaultInstance();
 
     int timeoutSeconds() {
@@ -478,6 +492,35 @@ public final class PostgresInbox implements EventInbox {
     public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
       Objects.requireNonNull(registry, "registry");
       s.meters = new MicrometerInboxMeters(registry);
+      return this;
+    }
+
+    /**
+     * Adds a listener called once each time an event becomes a dead letter (alerting, paging); see
+     * {@link DeadLetterListener} for the thread it runs on.
+     */
+    public Builder onDeadLetter(DeadLetterListener listener) {
+      s.deadLetterListeners.add(Objects.requireNonNull(listener, "listener"));
+      return this;
+    }
+
+    /**
+     * The name of this instance, unique among the live instances sharing the inbox (the pod's or
+     * host's name, e.g. {@code System.getenv("HOSTNAME")} on Kubernetes). Leases then carry it and
+     * a new incarnation per start, and a restarted instance takes back at once the rows its crashed
+     * predecessor held, instead of waiting for their lease to end. Two live processes must never
+     * share a name: one would take back the other's running rows. Unset (the default), recovery
+     * waits for the lease.
+     */
+    public Builder instanceName(String name) {
+      Objects.requireNonNull(name, "instanceName");
+      if (name.isBlank() || name.contains("#") || name.length() > 200) {
+        throw new IllegalArgumentException(
+            "instanceName must be 1 to 200 characters without '#', was '" + name + "'");
+      }
+      s.instanceName = name.strip();
+      s.instance =
+          Reclaim.owner(s.instanceName, Long.toHexString(ThreadLocalRandom.current().nextLong()));
       return this;
     }
 

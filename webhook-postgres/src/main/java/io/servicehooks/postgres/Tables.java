@@ -101,7 +101,9 @@ final class Tables {
         "UPDATE "
             + t
             + " SET status = CASE WHEN attempts >= ? THEN 'dead' ELSE 'pending' END,"
-            + " due_at = now() + ? * interval '1 millisecond', leased_by = NULL, last_error = ?"
+            // a dead row is due never: its due_at stays at the moment it died, not in the future
+            + " due_at = now() + CASE WHEN attempts >= ? THEN 0 ELSE ? END * interval '1 millisecond',"
+            + " leased_by = NULL, last_error = ?"
             + " FROM "
             + NO_FLUSH_WAIT
             + " WHERE id = ? AND status = 'running' AND attempts = ? RETURNING status";

@@ -66,9 +66,14 @@ final class Workers {
   private final AtomicLong listenerNanos = new AtomicLong();
   private final AtomicLong lastLateWarning = new AtomicLong();
   private final Semaphore wakeups = new Semaphore(0);
-  private final Outage outage = new Outage("poll");
+  private final Outage outage =
+      new Outage("poll", "no due row is taken: stored events wait in the table, none is lost");
   // Shared with the marker: one outage of recording outcomes, whichever statement met it.
-  private final Outage marking = new Outage("mark");
+  private final Outage marking =
+      new Outage(
+          "mark",
+          "failed done marks are retried until their lease ends; a row whose lease ends first may"
+              + " run again");
   private final InboxHealth health;
   private final BodyCache bodies;
   private volatile ExecutorService pool;
@@ -426,10 +431,11 @@ final class Workers {
       try (PreparedStatement st = c.prepareStatement(s.tables.markFailed)) {
         st.setQueryTimeout(s.timeoutSeconds());
         st.setInt(1, s.maxAttempts);
-        st.setLong(2, delay);
-        st.setString(3, error);
-        st.setLong(4, row.id());
-        st.setInt(5, row.attempts());
+        st.setInt(2, s.maxAttempts);
+        st.setLong(3, delay);
+        st.setString(4, error);
+        st.setLong(5, row.id());
+        st.setInt(6, row.attempts());
         try (ResultSet r = st.executeQuery()) {
           if (!r.next()) {
             log.warn("Inbox row {} was taken again after its lease ended", row.id());
@@ -444,19 +450,37 @@ final class Workers {
                 row.event().id(),
                 row.attempts(),
                 error);
+            deadLettered(
+                new DeadLetter(
+                    row.id(), row.event().id(), row.event().type(), row.attempts(), error));
           } else {
             s.meters.processed("retry", nanos);
-            log.debug(
-                "Inbox row {} failed attempt {}, retried in {} ms",
+            log.warn(
+                "Inbox row {} ({} event {}) failed attempt {} of {}: {}; next attempt at {} (in {})",
                 row.id(),
+                row.event().type(),
+                row.event().id(),
                 row.attempts(),
-                delay);
+                s.maxAttempts,
+                error,
+                java.time.Instant.now().plusMillis(delay),
+                Duration.ofMillis(delay));
           }
         }
       }
       marking.worked();
     } catch (SQLException | RuntimeException e) {
       marking.failed(e);
+    }
+  }
+
+  private void deadLettered(DeadLetter letter) {
+    for (DeadLetterListener listener : s.deadLetterListeners) {
+      try {
+        listener.deadLettered(letter);
+      } catch (RuntimeException e) {
+        log.warn("Dead-letter listener failed on inbox row {}", letter.id(), e);
+      }
     }
   }
 

@@ -47,10 +47,15 @@ public final class CatchUpAutoConfiguration {
       Environment environment) {
     WebhookClient webhookClient = client.getIfUnique();
     if (webhookClient == null) {
-      throw new IllegalStateException(
-          "servicehooks.webhook.catch-up.enabled=true needs a WebhookClient: set"
-              + " servicehooks.registration.public-url and base-url (credentials in the"
-              + " environment), or define a WebhookClient bean");
+      throw new WebhookSetupException(
+          "servicehooks.webhook.catch-up.enabled=true asks the platform for replays, which needs a"
+              + " WebhookClient, and the application has "
+              + (client.stream().count() == 0 ? "none" : "several")
+              + ".",
+          "Set servicehooks.registration.public-url and servicehooks.registration.base-url (with"
+              + " SERVICE_BEARER_TOKEN, or SERVICE_API_KEY and SERVICE_API_SECRET, in the"
+              + " environment) and add io.servicehooks:webhook-registration, or define one"
+              + " WebhookClient bean.");
     }
     CatchUp.Builder builder =
         CatchUp.builder()
@@ -65,9 +70,10 @@ public final class CatchUpAutoConfiguration {
     } else if (publicUrl != null && !publicUrl.isBlank()) {
       builder.webhookUrl(publicUrl.strip());
     } else {
-      throw new IllegalStateException(
-          "servicehooks.webhook.catch-up.enabled=true needs servicehooks.webhook.catch-up.webhook-id"
-              + " or servicehooks.registration.public-url");
+      throw new WebhookSetupException(
+          "servicehooks.webhook.catch-up.enabled=true does not know which webhook to replay.",
+          "Set servicehooks.webhook.catch-up.webhook-id, or servicehooks.registration.public-url"
+              + " (the webhook registered for it).");
     }
     MeterRegistry meters = registry.getIfUnique();
     if (meters != null) {
@@ -106,18 +112,30 @@ public final class CatchUpAutoConfiguration {
     switch (store) {
       case REDIS:
         if (!hasRedis) {
-          throw new IllegalStateException(
-              "servicehooks.webhook.catch-up.store=redis needs servicehooks.webhook.catch-up.redis-url"
-                  + " or spring.data.redis.url");
+          throw new WebhookSetupException(
+              "servicehooks.webhook.catch-up.store=redis keeps the heartbeat on Redis, and no Redis"
+                  + " URL is set.",
+              "Set servicehooks.webhook.catch-up.redis-url or spring.data.redis.url.");
         }
         return HeartbeatStore.redis(redisUrl.strip(), properties.getRedisPrefix());
       case POSTGRES:
         if (ds == null) {
-          throw new IllegalStateException(
-              "servicehooks.webhook.catch-up.store=postgres needs a DataSource bean");
+          throw new WebhookSetupException(
+              "servicehooks.webhook.catch-up.store=postgres keeps the heartbeat in the"
+                  + " application's DataSource, and it has none.",
+              "Add spring-boot-starter-jdbc and set spring.datasource.url.");
         }
-        return HeartbeatStore.postgres(
-            ds, properties.getTable(), "default", properties.isCreateTable());
+        try {
+          return HeartbeatStore.postgres(
+              ds, properties.getTable(), "default", properties.isCreateTable());
+        } catch (IllegalStateException e) {
+          throw StartupFailures.database(
+              "creating the catch-up table " + properties.getTable(),
+              "servicehooks.webhook.catch-up.create-table",
+              "catchup-postgres.sql (in the webhook-catchup jar)",
+              e,
+              env);
+        }
       default:
         return HeartbeatStore.file(properties.getFile());
     }

@@ -57,6 +57,16 @@ final class UnknownProperties {
           "servicehooks.webhook.inbox.create-schema",
           "servicehooks.webhook.inbox.workers",
           "servicehooks.webhook.inbox.max-attempts",
+          "servicehooks.webhook.inbox.readiness",
+          "servicehooks.webhook.inbox.lease",
+          "servicehooks.webhook.inbox.backoff-base",
+          "servicehooks.webhook.inbox.backoff-max",
+          "servicehooks.webhook.inbox.retention",
+          "servicehooks.webhook.inbox.poll-interval",
+          "servicehooks.webhook.inbox.max-poll-interval",
+          "servicehooks.webhook.inbox.writers",
+          "servicehooks.webhook.inbox.instance-name",
+          "servicehooks.webhook.inbox.statement-timeout",
           OnPublicUrlCondition.PROPERTY,
           "servicehooks.registration.base-url",
           "servicehooks.registration.allow-insecure-url");
@@ -133,12 +143,31 @@ final class UnknownProperties {
               return new Candidate(known, cutShort ? 0 : distance(typed, candidate));
             })
         .filter(c -> c.distance <= Math.max(2, typed.length() / 8))
+        // Most of a long name is the shared prefix: a distance small against the whole name can
+        // replace all of a short last segment (inbox.lease was taken for inbox.table). The edits
+        // must stay small against the part of the two names that differs.
+        .filter(c -> c.distance <= Math.max(1, differingLength(typed, comparable(c.name)) / 2))
         .min(Comparator.comparingInt(Candidate::distance))
         .map(Candidate::name)
         .orElse(null);
   }
 
   private record Candidate(String name, int distance) {}
+
+  /** The length of the longer of the two middles left after the shared prefix and suffix. */
+  static int differingLength(String a, String b) {
+    int prefix = 0;
+    int max = Math.min(a.length(), b.length());
+    while (prefix < max && a.charAt(prefix) == b.charAt(prefix)) {
+      prefix++;
+    }
+    int suffix = 0;
+    while (suffix < max - prefix
+        && a.charAt(a.length() - 1 - suffix) == b.charAt(b.length() - 1 - suffix)) {
+      suffix++;
+    }
+    return Math.max(a.length(), b.length()) - prefix - suffix;
+  }
 
   private static String comparable(String name) {
     return name.toLowerCase(Locale.ROOT).replace("-", "").replace("_", "");

@@ -62,7 +62,10 @@ import org.springframework.util.unit.DataSize;
  * AutoConfiguration} implies {@code proxyBeanMethods = false}): the {@code @Bean} methods never
  * call one another.
  */
-@AutoConfiguration
+// after the probes' groups exist, so that InboxReadiness finds the readiness group to extend
+@AutoConfiguration(
+    afterName =
+        "org.springframework.boot.health.autoconfigure.actuate.endpoint.AvailabilityProbesAutoConfiguration")
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @Conditional(OnConsumerSecretCondition.class)
 @EnableConfigurationProperties(WebhookProperties.class)
@@ -104,10 +107,11 @@ public final class WebhookAutoConfiguration {
       // the core's "requires inbox(...)" names the builder; the user needs the missing module
       if (ack.getMode() == Acknowledgement.DURABLE
           && !ClassUtils.isPresent(POSTGRES_INBOX, beanFactory.getBeanClassLoader())) {
-        throw new IllegalStateException(
+        throw new WebhookSetupException(
             "servicehooks.webhook.acknowledgement.mode=durable needs io.servicehooks:webhook-postgres"
-                + " on the class path (its PostgresInbox stores the events), or a"
-                + " WebhookConsumerCustomizer that sets an inbox");
+                + " on the class path (its PostgresInbox stores the events), and it is missing.",
+            "Add io.servicehooks:servicehooks-spring-boot-starter (or webhook-postgres) and"
+                + " spring-boot-starter-jdbc, or set an inbox in a WebhookConsumerCustomizer.");
       }
       throw e;
     }
@@ -272,12 +276,17 @@ public final class WebhookAutoConfiguration {
     PostgresInbox webhookInbox(
         WebhookProperties properties,
         ObjectProvider<DataSource> dataSource,
-        org.springframework.beans.factory.ListableBeanFactory beans) {
+        org.springframework.beans.factory.ListableBeanFactory beans,
+        org.springframework.core.env.Environment environment) {
       DataSource ds = dataSource.getIfUnique();
       if (ds == null) {
-        throw new IllegalStateException(
-            "servicehooks.webhook.acknowledgement.mode=durable needs one DataSource bean for the"
-                + " inbox: add spring-boot-starter-jdbc and spring.datasource.url, or define one");
+        throw new WebhookSetupException(
+            "servicehooks.webhook.acknowledgement.mode=durable stores events in PostgreSQL through"
+                + " the application's DataSource, and the application has "
+                + (dataSource.stream().count() == 0 ? "none" : "several and none is primary")
+                + ".",
+            "Add spring-boot-starter-jdbc and set spring.datasource.url (or define one @Primary"
+                + " DataSource bean).");
       }
       WebhookProperties.Inbox inbox = properties.getInbox();
       PostgresInbox.Builder builder =
@@ -287,12 +296,41 @@ public final class WebhookAutoConfiguration {
               .table(inbox.getTable())
               .createSchema(inbox.isCreateSchema())
               .workers(inbox.getWorkers())
-              .maxAttempts(inbox.getMaxAttempts());
+              .maxAttempts(inbox.getMaxAttempts())
+              .lease(inbox.getLease())
+              .backoff(inbox.getBackoffBase(), inbox.getBackoffMax())
+              .retention(inbox.getRetention())
+              .pollInterval(inbox.getPollInterval())
+              .maxPollInterval(inbox.getMaxPollInterval())
+              .writers(inbox.getWriters())
+              .statementTimeout(inbox.getStatementTimeout());
+      if (inbox.getInstanceName() != null && !inbox.getInstanceName().isBlank()) {
+        builder.instanceName(inbox.getInstanceName());
+      }
+      if (ClassUtils.isPresent("com.zaxxer.hikari.HikariDataSource", null)) {
+        PoolLimits.check(ds, inbox.getWriters(), inbox.getWorkers());
+      }
       if (org.springframework.util.ClassUtils.isPresent(
           "io.micrometer.core.instrument.MeterRegistry", null)) {
         InboxMeters.register(builder, beans);
       }
-      return builder.build();
+      beans
+          .getBeanProvider(io.servicehooks.postgres.DeadLetterListener.class)
+          .orderedStream()
+          .forEach(builder::onDeadLetter);
+      if (!inbox.isCreateSchema()) {
+        StartupFailures.requireInboxTable(ds, inbox.getSchema(), inbox.getTable(), environment);
+      }
+      try {
+        return builder.build();
+      } catch (IllegalStateException e) {
+        throw StartupFailures.database(
+            "creating the inbox schema " + inbox.getSchema() + "." + inbox.getTable(),
+            StartupFailures.CREATE_SCHEMA,
+            StartupFailures.INBOX_MIGRATIONS,
+            e,
+            environment);
+      }
     }
 
     /** Referenced only when Micrometer is on the class path: the inbox's meters in the app's. */
@@ -333,6 +371,19 @@ public final class WebhookAutoConfiguration {
       @ConditionalOnMissingBean(name = "webhookInboxHealthIndicator")
       HealthIndicator webhookInboxHealthIndicator(PostgresInbox inbox) {
         return new WebhookInboxHealthIndicator(inbox.admin(), inbox::problem);
+      }
+
+      /** The inbox in Boot's readiness group, when there is one. */
+      @Bean
+      @ConditionalOnClass(
+          name =
+              "org.springframework.boot.health.actuate.endpoint.HealthEndpointGroupsPostProcessor")
+      @ConditionalOnProperty(
+          name = "servicehooks.webhook.inbox.readiness",
+          havingValue = "true",
+          matchIfMissing = true)
+      static InboxReadiness webhookInboxReadiness() {
+        return new InboxReadiness();
       }
     }
   }

@@ -9,16 +9,20 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 
 /**
  * The Actuator endpoint {@code webhookinbox} of durable mode: reading it gives the inbox's counts,
  * lag and oldest dead letters; writing it retries one dead letter ({@code {"id": 42}}) or all of
- * them ({@code {"allDead": true}}). Like every endpoint it is exposed over HTTP only when the
- * application says so ({@code management.endpoints.web.exposure.include}); secure it as the
- * application's other write endpoints.
+ * them ({@code {"allDead": true}}); deleting {@code /actuator/webhookinbox/42} discards one. Like
+ * every endpoint it is exposed over HTTP only when the application says so ({@code
+ * management.endpoints.web.exposure.include}); its POST and DELETE change the inbox, so secure them
+ * as the application's other write endpoints (authenticated, with CSRF for browsers).
  */
 @Endpoint(id = "webhookinbox")
 public final class WebhookInboxEndpoint {
@@ -55,27 +59,57 @@ public final class WebhookInboxEndpoint {
 
   /**
    * Makes one dead (or pending) row, or every dead letter, due now with a fresh set of attempts.
+   * Answers 404 naming the id when no dead or pending row has it, and 400 naming the fields when
+   * the body gives neither or both.
    *
    * @param id the row to retry
    * @param allDead {@code true} to retry every dead letter instead
-   * @return how many rows were retried (0 when no dead or pending row has {@code id})
+   * @return how many rows were retried
    */
   @WriteOperation
-  public Map<String, Object> retry(@Nullable Long id, @Nullable Boolean allDead)
-      throws SQLException {
+  public WebEndpointResponse<Map<String, Object>> retry(
+      @Nullable Long id, @Nullable Boolean allDead) throws SQLException {
     boolean all = Boolean.TRUE.equals(allDead);
     if ((id == null) == !all) {
-      throw new InvalidEndpointRequestException(
-          "give either id or allDead=true", "give either id or allDead=true");
+      Map<String, Object> out = new LinkedHashMap<>();
+      out.put(
+          "error",
+          "give either \"id\" (a dead or pending row, from GET) or \"allDead\": true, not both");
+      out.put("fields", java.util.List.of("id", "allDead"));
+      return new WebEndpointResponse<>(out, WebEndpointResponse.STATUS_BAD_REQUEST);
     }
     Map<String, Object> out = new LinkedHashMap<>();
     if (all) {
       out.put("retried", admin.retryAllDead());
-    } else {
-      out.put("id", id);
-      out.put("retried", admin.retry(id) ? 1 : 0);
+      return new WebEndpointResponse<>(out);
     }
-    return out;
+    out.put("id", id);
+    if (!admin.retry(id)) {
+      out.put("error", "no dead or pending inbox row has id " + id);
+      return new WebEndpointResponse<>(out, WebEndpointResponse.STATUS_NOT_FOUND);
+    }
+    out.put("retried", 1);
+    return new WebEndpointResponse<>(out);
+  }
+
+  /**
+   * Gives up on one dead letter ({@code DELETE /actuator/webhookinbox/42}): the row becomes done,
+   * so a copy of the event is still a duplicate, and retention purges it. Answers 404 naming the id
+   * when no dead row has it.
+   *
+   * @param id the dead letter's row id
+   * @return the id and {@code discarded: 1}
+   */
+  @DeleteOperation
+  public WebEndpointResponse<Map<String, Object>> discard(@Selector long id) throws SQLException {
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("id", id);
+    if (!admin.discard(id)) {
+      out.put("error", "no dead inbox row has id " + id);
+      return new WebEndpointResponse<>(out, WebEndpointResponse.STATUS_NOT_FOUND);
+    }
+    out.put("discarded", 1);
+    return new WebEndpointResponse<>(out);
   }
 
   static Map<String, Object> counts(InboxStats stats) {

@@ -289,14 +289,139 @@ public class WebhookProperties {
     /** Name of the inbox table. */
     private String table = "webhook_inbox";
 
-    /** Create the schema and table at start-up when missing (or apply the shipped SQL by hand). */
-    private boolean createSchema = false;
+    /**
+     * Create the schema and table at start-up when missing (the default, as for every servicehooks
+     * store). Set false when a DBA applies the shipped SQL; start-up then checks that the table
+     * exists.
+     */
+    private boolean createSchema = true;
 
     /** Threads in this instance that run listeners on stored events. */
     private int workers = 4;
 
     /** Attempts at an event's listeners before it becomes a dead letter. */
     private int maxAttempts = 10;
+
+    /**
+     * Put the webhookInbox health in Boot's readiness group (when probes are on), so that an
+     * instance whose inbox database does not answer is taken out of the load balancer.
+     */
+    private boolean readiness = true;
+
+    /**
+     * How long a row taken by a worker belongs to its instance; when it ends the row is due again
+     * (another instance may run it). Keep it above twice the slowest listener.
+     */
+    private Duration lease = Duration.ofSeconds(60);
+
+    /** Delay after the first failed attempt; it doubles per attempt up to backoff-max. */
+    private Duration backoffBase = Duration.ofSeconds(2);
+
+    /** Longest delay between two attempts. */
+    private Duration backoffMax = Duration.ofMinutes(5);
+
+    /** How long done rows are kept: the dedup window of durable mode. */
+    private Duration retention = Duration.ofHours(24);
+
+    /** How soon the poller looks again after finding nothing; doubles up to max-poll-interval. */
+    private Duration pollInterval = Duration.ofMillis(200);
+
+    /** Longest idle wait between looks, and between tries while the database is unreachable. */
+    private Duration maxPollInterval = Duration.ofSeconds(1);
+
+    /**
+     * This instance's name, unique among the live instances (e.g. ${HOSTNAME} on Kubernetes): a
+     * restart under the same name takes back its crashed predecessor's leased rows at once instead
+     * of one lease later. Unset: recovery waits for the lease. Never give two live instances one
+     * name.
+     */
+    private String instanceName;
+
+    public String getInstanceName() {
+      return instanceName;
+    }
+
+    public void setInstanceName(String instanceName) {
+      this.instanceName = instanceName;
+    }
+
+    /** Writer threads, each committing one group of deliveries at a time. */
+    private int writers = 2;
+
+    /** Time-out of every inbox statement (whole seconds, at least one). */
+    private Duration statementTimeout = Duration.ofSeconds(5);
+
+    public Duration getLease() {
+      return lease;
+    }
+
+    public void setLease(Duration lease) {
+      this.lease = lease;
+    }
+
+    public Duration getBackoffBase() {
+      return backoffBase;
+    }
+
+    public void setBackoffBase(Duration backoffBase) {
+      this.backoffBase = backoffBase;
+    }
+
+    public Duration getBackoffMax() {
+      return backoffMax;
+    }
+
+    public void setBackoffMax(Duration backoffMax) {
+      this.backoffMax = backoffMax;
+    }
+
+    public Duration getRetention() {
+      return retention;
+    }
+
+    public void setRetention(Duration retention) {
+      this.retention = retention;
+    }
+
+    public Duration getPollInterval() {
+      return pollInterval;
+    }
+
+    public void setPollInterval(Duration pollInterval) {
+      this.pollInterval = pollInterval;
+    }
+
+    public Duration getMaxPollInterval() {
+      return maxPollInterval;
+    }
+
+    public void setMaxPollInterval(Duration maxPollInterval) {
+      this.maxPollInterval = maxPollInterval;
+    }
+
+    public int getWriters() {
+      return writers;
+    }
+
+    public void setWriters(int writers) {
+      this.writers = writers;
+    }
+
+    public Duration getStatementTimeout() {
+      return statementTimeout;
+    }
+
+    public void setStatementTimeout(Duration statementTimeout) {
+      this.statementTimeout = statementTimeout;
+    }
+
+    public boolean isReadiness() {
+      return readiness;
+    }
+
+    public void setReadiness(boolean readiness) {
+      this.readiness = readiness;
+    }
 
     public String getSchema() {
       return schema;

@@ -70,26 +70,54 @@ public final class WebhookRedisAutoConfiguration {
           builder = RedisDeduplicator.builder(redis.getUrl().strip());
         } catch (IllegalArgumentException e) {
           // The store's message shows the URL without its password.
-          throw new IllegalStateException(URL + ": " + e.getMessage());
+          throw new WebhookSetupException(
+              URL + " is not a Redis URL: " + e.getMessage(),
+              "Set "
+                  + URL
+                  + " to redis://[[user]:password@]host[:port][/database] (rediss:// for TLS), the"
+                  + " password from the environment.");
         }
       } else {
         RedisClient own = client.getIfUnique();
         if (own == null) {
-          throw new IllegalStateException(
+          throw new WebhookSetupException(
               ENABLED
-                  + "=true needs "
+                  + "=true puts webhook dedup on the application's Lettuce RedisClient, and the"
+                  + " application has "
+                  + client.stream().count()
+                  + " RedisClient beans where it needs exactly one.",
+              "Set "
                   + URL
-                  + " or exactly one io.lettuce.core.RedisClient bean; the application has "
-                  + client.stream().count());
+                  + " (the store then opens its own client), or define one RedisClient bean.");
         }
         builder = RedisDeduplicator.builder(own);
       }
-      RedisDeduplicator store =
-          builder
-              .prefix(redis.getPrefix())
-              .window(properties.getDedup().getWindow())
-              .commandTimeout(redis.getCommandTimeout())
-              .build();
+      RedisDeduplicator store;
+      try {
+        store =
+            builder
+                .prefix(redis.getPrefix())
+                .window(properties.getDedup().getWindow())
+                .commandTimeout(redis.getCommandTimeout())
+                .build();
+      } catch (RuntimeException e) {
+        // Lettuce's message names host and port; the store scrubbed any password from it.
+        throw new WebhookSetupException(
+            "Webhook dedup on Redis could not connect ("
+                + (redis.getUrl() != null && !redis.getUrl().isBlank()
+                    ? URL
+                    : "the application's RedisClient bean")
+                + "): "
+                + StartupFailures.firstLine(e)
+                + (e.getCause() == null
+                    ? ""
+                    : " (" + StartupFailures.firstLine(e.getCause()) + ")"),
+            "Start Redis there or correct "
+                + URL
+                + "; remove it (and "
+                + ENABLED
+                + ") to keep dedup per instance.");
+      }
       LOG.info("Webhook dedup on Redis: {}", store);
       return store;
     }
@@ -102,16 +130,31 @@ public final class WebhookRedisAutoConfiguration {
 
     @Bean
     Object webhookRedisDeduplicatorMissing() {
-      throw new IllegalStateException(
+      throw new WebhookSetupException(
           URL
               + " or "
               + ENABLED
               + " puts webhook dedup on Redis, but io.servicehooks:webhook-redis is not on the"
-              + " class path: add it, or remove the property to keep dedup per instance");
+              + " class path.",
+          "Add io.servicehooks:webhook-redis (it brings Lettuce), or remove the property to keep"
+              + " dedup per instance.");
     }
   }
 
-  /** Matches when the Redis URL is set or Redis dedup is enabled explicitly. */
+  /** Whether the properties put dedup on Redis, whatever the mode. */
+  static boolean asked(Environment env) {
+    String url = env.getProperty(URL);
+    return (url != null && !url.isBlank()) || env.getProperty(ENABLED, Boolean.class, false);
+  }
+
+  static boolean durable(Environment env) {
+    return "durable"
+        .equalsIgnoreCase(env.getProperty("servicehooks.webhook.acknowledgement.mode", "").strip());
+  }
+
+  /**
+   * Matches when the Redis URL is set or Redis dedup is enabled explicitly, outside durable mode.
+   */
   static final class OnRedisDedupCondition extends SpringBootCondition {
 
     @Override
@@ -119,6 +162,12 @@ public final class WebhookRedisAutoConfiguration {
         ConditionContext context, AnnotatedTypeMetadata metadata) {
       ConditionMessage.Builder message = ConditionMessage.forCondition("servicehooks Redis dedup");
       Environment env = context.getEnvironment();
+      if (durable(env)) {
+        // the inbox table is the dedup of durable mode: a Redis store would connect, could fail
+        // start-up, and never be asked (WebhookServingLog says so once)
+        return ConditionOutcome.noMatch(
+            message.because("durable mode dedups in its inbox table, not on Redis"));
+      }
       String url = env.getProperty(URL);
       if (url != null && !url.isBlank()) {
         return ConditionOutcome.match(message.found("property").items(URL));

@@ -47,6 +47,14 @@ final class WebhookServingLog implements ApplicationListener<ContextRefreshedEve
         path,
         port == null ? "" : " on port " + port,
         consumer.get().acknowledgement());
+    if (WebhookRedisAutoConfiguration.durable(environment)
+        && WebhookRedisAutoConfiguration.asked(environment)) {
+      log.warn(
+          "{} / {} ignored: in durable mode the inbox table is the dedup every instance shares,"
+              + " so no Redis store was opened; remove the property",
+          WebhookRedisAutoConfiguration.URL,
+          WebhookRedisAutoConfiguration.ENABLED);
+    }
     List<String> unknown = UnknownProperties.in(environment);
     if (!unknown.isEmpty()) {
       log.warn(UnknownProperties.describe(unknown));

@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.servicehooks.core.WebhookListener;
 import io.servicehooks.core.WebhookRequest;
+import io.servicehooks.postgres.DeadLetter;
+import io.servicehooks.postgres.DeadLetterListener;
 import io.servicehooks.testkit.TestSigner;
 import io.servicehooks.testsupport.TestDatabase;
 import java.net.URI;
@@ -20,7 +22,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -51,6 +55,8 @@ import org.springframework.test.context.DynamicPropertySource;
       "spring.main.banner-mode=off"
     })
 @DirtiesContext
+// one application and one inbox for all: the first test counts rows from an empty inbox
+@TestMethodOrder(MethodOrderer.MethodName.class)
 final class WebhookDurableAppTest {
 
   static final String SECRET = "test-consumer-secret";
@@ -59,6 +65,7 @@ final class WebhookDurableAppTest {
 
   @LocalServerPort int port;
   @Autowired Listening listening;
+  @Autowired Alerts alerts;
 
   private final HttpClient http = HttpClient.newHttpClient();
 
@@ -110,6 +117,75 @@ final class WebhookDurableAppTest {
     await()
         .atMost(Duration.ofSeconds(10))
         .until(() -> read("/actuator/webhookinbox").get("done").asLong() == 2);
+    assertThat(alerts.letters).extracting(DeadLetter::eventId).containsOnlyOnce("fail-1");
+  }
+
+  @Test
+  void endpoint_unknownIdOrEmptyBody_answers404Or400WithTheReason() throws Exception {
+    HttpResponse<String> unknown = post("{\"id\":987654321}");
+    assertThat(unknown.statusCode()).as(unknown.body()).isEqualTo(404);
+    assertThat(JSON.readTree(unknown.body()).get("error").asText())
+        .isEqualTo("no dead or pending inbox row has id 987654321");
+
+    HttpResponse<String> empty = post("{}");
+    assertThat(empty.statusCode()).as(empty.body()).isEqualTo(400);
+    assertThat(empty.body()).contains("\"id\"").contains("\"allDead\"");
+    assertThat(JSON.readTree(empty.body()).get("fields").toString())
+        .isEqualTo("[\"id\",\"allDead\"]");
+
+    HttpResponse<String> both = post("{\"id\":1,\"allDead\":true}");
+    assertThat(both.statusCode()).as(both.body()).isEqualTo(400);
+  }
+
+  @Test
+  void endpoint_deleteDeadLetter_discardsItAndCallsTheAlertOnce() throws Exception {
+    listening.failing.set(true);
+    try {
+      assertThat(deliver("discard-1").statusCode()).isEqualTo(200);
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> alerts.letters.stream().anyMatch(l -> l.eventId().equals("discard-1")));
+    } finally {
+      listening.failing.set(false);
+    }
+    long id =
+        alerts.letters.stream().filter(l -> l.eventId().equals("discard-1")).findFirst().get().id();
+
+    HttpResponse<String> discarded = delete("/actuator/webhookinbox/" + id);
+    assertThat(discarded.statusCode()).as(discarded.body()).isEqualTo(200);
+    assertThat(JSON.readTree(discarded.body()).get("discarded").asInt()).isEqualTo(1);
+
+    HttpResponse<String> again = delete("/actuator/webhookinbox/" + id);
+    assertThat(again.statusCode()).as(again.body()).isEqualTo(404);
+    assertThat(JSON.readTree(again.body()).get("error").asText())
+        .isEqualTo("no dead inbox row has id " + id);
+    // discarded, not deleted: the same event again is a duplicate, its listener does not run
+    assertThat(deliver("discard-1").body()).contains("duplicate");
+    assertThat(listening.seen).doesNotContain("discard-1");
+  }
+
+  private HttpResponse<String> post(String json) throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(uri("/actuator/webhookinbox"))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(json))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  private HttpResponse<String> delete(String path) throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(uri(path)).DELETE().build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** Records the dead letters, as an application's pager would be called. */
+  static final class Alerts implements DeadLetterListener {
+    final List<DeadLetter> letters = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void deadLettered(DeadLetter letter) {
+      letters.add(letter);
+    }
   }
 
   private URI uri(String path) {
@@ -159,6 +235,11 @@ final class WebhookDurableAppTest {
     }
 
     @Bean
+    Alerts alerts() {
+      return new Alerts();
+    }
+
+    @Bean
     DataSource dataSource() {
       return TestDatabase.dataSource();
     }
@@ -166,11 +247,18 @@ final class WebhookDurableAppTest {
     @Bean
     SecurityFilterChain security(HttpSecurity http) throws Exception {
       // open for this test only: secure the webhookinbox endpoint in an application
-      http.csrf(csrf -> csrf.ignoringRequestMatchers("/webhooks", "/actuator/webhookinbox"))
+      http.csrf(
+              csrf ->
+                  csrf.ignoringRequestMatchers(
+                      "/webhooks", "/actuator/webhookinbox", "/actuator/webhookinbox/**"))
           .authorizeHttpRequests(
               requests ->
                   requests
-                      .requestMatchers("/webhooks", "/actuator/health", "/actuator/webhookinbox")
+                      .requestMatchers(
+                          "/webhooks",
+                          "/actuator/health",
+                          "/actuator/webhookinbox",
+                          "/actuator/webhookinbox/**")
                       .permitAll()
                       .anyRequest()
                       .authenticated());

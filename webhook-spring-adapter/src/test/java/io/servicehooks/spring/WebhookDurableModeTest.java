@@ -148,7 +148,7 @@ final class WebhookDurableModeTest {
               long id = (Long) dead.get(0).get("id");
 
               listening.failing.set(false);
-              assertThat(endpoint.retry(id, null))
+              assertThat(endpoint.retry(id, null).getBody())
                   .containsEntry("id", id)
                   .containsEntry("retried", 1);
 
@@ -156,10 +156,11 @@ final class WebhookDurableModeTest {
               await()
                   .atMost(Duration.ofSeconds(10))
                   .until(() -> ((Number) endpoint.inbox(null).get("done")).longValue() == 1);
-              assertThat(endpoint.retry(id, null)).containsEntry("retried", 0);
-              assertThat(endpoint.retry(null, true)).containsEntry("retried", 0);
-              assertThatThrownBy(() -> endpoint.retry(null, null))
-                  .isInstanceOf(InvalidEndpointRequestException.class);
+              assertThat(endpoint.retry(id, null).getStatus()).isEqualTo(404);
+              assertThat(endpoint.retry(id, null).getBody())
+                  .containsEntry("error", "no dead or pending inbox row has id " + id);
+              assertThat(endpoint.retry(null, true).getBody()).containsEntry("retried", 0);
+              assertThat(endpoint.retry(null, null).getStatus()).isEqualTo(400);
               assertThatThrownBy(() -> endpoint.inbox(0))
                   .isInstanceOf(InvalidEndpointRequestException.class);
             });
@@ -200,7 +201,7 @@ final class WebhookDurableModeTest {
   }
 
   @Test
-  void health_databaseUnreachable_down() throws Exception {
+  void health_databaseCutAfterStart_down() throws Exception {
     int port;
     try (ServerSocket s = new ServerSocket(0)) {
       port = s.getLocalPort();
@@ -210,12 +211,27 @@ final class WebhookDurableModeTest {
     nowhere.setUser("servicehooks");
     nowhere.setPassword("pw-never-shown-5b1e");
     nowhere.setConnectTimeout(1);
+    // the real database while starting, then a real driver that finds nothing at its address
+    AtomicBoolean cut = new AtomicBoolean();
+    DataSource real = TestDatabase.dataSource();
+    DataSource switching =
+        (DataSource)
+            java.lang.reflect.Proxy.newProxyInstance(
+                getClass().getClassLoader(),
+                new Class<?>[] {DataSource.class},
+                (proxy, method, args) -> {
+                  try {
+                    return method.invoke(cut.get() ? nowhere : real, args);
+                  } catch (java.lang.reflect.InvocationTargetException e) {
+                    throw e.getCause();
+                  }
+                });
     durable
-        .withPropertyValues("servicehooks.webhook.inbox.create-schema=false")
-        .withBean(DataSource.class, () -> nowhere)
+        .withBean(DataSource.class, () -> switching)
         .run(
             context -> {
               assertThat(context).hasNotFailed();
+              cut.set(true);
               Health health =
                   context.getBean("webhookInboxHealthIndicator", HealthIndicator.class).health();
 
@@ -285,7 +301,7 @@ final class WebhookDurableModeTest {
     assertThat(inbox.getTable()).isEqualTo(PostgresInbox.DEFAULT_TABLE);
     assertThat(inbox.getWorkers()).isEqualTo(PostgresInbox.DEFAULT_WORKERS);
     assertThat(inbox.getMaxAttempts()).isEqualTo(PostgresInbox.DEFAULT_MAX_ATTEMPTS);
-    assertThat(inbox.isCreateSchema()).isFalse();
+    assertThat(inbox.isCreateSchema()).isTrue();
     Map<String, JsonNode> defaults = new HashMap<>();
     try (InputStream in =
         getClass().getResourceAsStream("/META-INF/additional-spring-configuration-metadata.json")) {
@@ -302,7 +318,7 @@ final class WebhookDurableModeTest {
         .isEqualTo(PostgresInbox.DEFAULT_WORKERS);
     assertThat(defaults.get("servicehooks.webhook.inbox.max-attempts").asInt())
         .isEqualTo(PostgresInbox.DEFAULT_MAX_ATTEMPTS);
-    assertThat(defaults.get("servicehooks.webhook.inbox.create-schema").asBoolean()).isFalse();
+    assertThat(defaults.get("servicehooks.webhook.inbox.create-schema").asBoolean()).isTrue();
   }
 
   private static WebhookResponse deliver(WebhookConsumer consumer, String id) {

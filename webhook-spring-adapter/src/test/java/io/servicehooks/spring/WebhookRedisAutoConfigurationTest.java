@@ -153,7 +153,7 @@ final class WebhookRedisAutoConfigurationTest {
                 assertThat(context)
                     .getFailure()
                     .rootCause()
-                    .hasMessageContaining("servicehooks.webhook.dedup.redis.enabled=true needs")
+                    .hasMessageContaining("servicehooks.webhook.dedup.redis.enabled=true puts")
                     .hasMessageContaining("servicehooks.webhook.dedup.redis.url"));
   }
 
@@ -190,7 +190,8 @@ final class WebhookRedisAutoConfigurationTest {
                 assertThat(context)
                     .getFailure()
                     .rootCause()
-                    .hasMessageStartingWith("servicehooks.webhook.dedup.redis.url: ")
+                    .hasMessageStartingWith(
+                        "servicehooks.webhook.dedup.redis.url is not a Redis URL: ")
                     .hasMessageContaining("http://***@redis.internal:6379")
                     .hasMessageNotContaining(PASSWORD));
   }

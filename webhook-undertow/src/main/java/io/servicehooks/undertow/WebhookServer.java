@@ -77,6 +77,7 @@ public final class WebhookServer implements AutoCloseable {
   private final WebhookConsumer consumer;
   private final Duration shutdownTimeout;
   private final String path;
+  private final java.util.List<String> routes;
   private final boolean tls;
   private final String host;
   private final int requestedPort;
@@ -88,6 +89,7 @@ public final class WebhookServer implements AutoCloseable {
     this.consumer = b.consumer;
     this.shutdownTimeout = b.shutdownTimeout;
     this.path = b.path;
+    this.routes = java.util.List.copyOf(b.routes.keySet());
     this.tls = b.sslContext != null;
     this.host = b.host;
     this.requestedPort = b.port;
@@ -174,7 +176,16 @@ public final class WebhookServer implements AutoCloseable {
       }
       started = true;
       boundPort = address().getPort();
-      log.info("Serving webhooks at {}://{}:{}{}", scheme(), host(), port(), path);
+      // One line names what serves where and how: the consumer names its acknowledgement and
+      // dedup store, never a secret.
+      log.info(
+          "Serving webhooks at {}://{}:{}{}{} with {}",
+          scheme(),
+          host(),
+          port(),
+          path,
+          routes.isEmpty() ? "" : " (also " + String.join(", ", routes) + ")",
+          consumer);
     }
     return this;
   }
@@ -330,6 +341,48 @@ public final class WebhookServer implements AutoCloseable {
       }
       this.path = path;
       return this;
+    }
+
+    /**
+     * Serves {@code GET path} with 200 {@code {"status":"UP"}} while the server serves, for a load
+     * balancer or a liveness probe (as the standalone consumer's {@code /health}).
+     */
+    public Builder health(String path) {
+      return route(
+          path,
+          exchange -> {
+            exchange
+                .getResponseHeaders()
+                .put(io.undertow.util.Headers.CONTENT_TYPE, "application/json");
+            exchange.getResponseSender().send("{\"status\":\"UP\"}");
+          });
+    }
+
+    /**
+     * Serves {@code GET path} with the text {@code scrape} gives, as Prometheus's text format, e.g.
+     * {@code metrics("/metrics", prometheusRegistry::scrape)}; the scrape runs on a worker thread.
+     * Keeps this module free of any metrics library.
+     */
+    public Builder metrics(String path, java.util.function.Supplier<String> scrape) {
+      Objects.requireNonNull(scrape, "scrape");
+      HttpHandler send =
+          exchange -> {
+            exchange
+                .getResponseHeaders()
+                .put(
+                    io.undertow.util.Headers.CONTENT_TYPE,
+                    "text/plain; version=0.0.4; charset=utf-8");
+            exchange.getResponseSender().send(scrape.get());
+          };
+      return route(
+          path,
+          exchange -> {
+            if (exchange.isInIoThread()) {
+              exchange.dispatch(send);
+            } else {
+              send.handleRequest(exchange);
+            }
+          });
     }
 
     /** Serves another handler at an exact path beside the webhook, e.g. a health check. */

@@ -52,6 +52,7 @@ public final class StandaloneConsumer implements AutoCloseable {
   private final RedisDeduplicator store; // null: dedup in this process's memory
   private final WebhookConsumer consumer;
   private final ActivityStream stream; // null: webhook only
+  private final Probes probes;
 
   private StandaloneConsumer(
       PrometheusMeterRegistry registry,
@@ -60,7 +61,9 @@ public final class StandaloneConsumer implements AutoCloseable {
       HikariDataSource database,
       RedisDeduplicator store,
       WebhookConsumer consumer,
-      ActivityStream stream) {
+      ActivityStream stream,
+      Probes probes) {
+    this.probes = probes;
     this.registry = registry;
     this.server = server;
     this.management = management;
@@ -280,8 +283,13 @@ public final class StandaloneConsumer implements AutoCloseable {
             .host(settings.host())
             .port(settings.port())
             .path(settings.path());
+    Probes probes = new Probes(pool, System::nanoTime);
     if (!settings.hasManagementPort()) {
-      server.route("/health", health).route("/metrics", metrics);
+      server
+          .route("/health", health)
+          .route("/health/live", probes.live())
+          .route("/health/ready", probes.ready())
+          .route("/metrics", metrics);
     }
     if (settings.ioThreads() > 0) {
       server.ioThreads(settings.ioThreads());
@@ -292,7 +300,7 @@ public final class StandaloneConsumer implements AutoCloseable {
     Undertow management = null;
     try {
       if (settings.hasManagementPort()) {
-        management = management(settings, health, metrics);
+        management = management(settings, health, probes, metrics);
         startManagement(management, settings);
         log.info(
             "Serving /health and /metrics at http://{}:{}",
@@ -305,7 +313,8 @@ public final class StandaloneConsumer implements AutoCloseable {
               ? null
               : StreamWiring.start(streamConfig, consumer, registry, webhookCatchUp);
       streamRef[0] = stream;
-      return new StandaloneConsumer(registry, started, management, pool, store, consumer, stream);
+      return new StandaloneConsumer(
+          registry, started, management, pool, store, consumer, stream, probes);
     } catch (RuntimeException e) {
       if (management != null) {
         management.stop();
@@ -344,7 +353,8 @@ public final class StandaloneConsumer implements AutoCloseable {
             settings.workerThreads(),
             settings.host(),
             settings.port());
-    Undertow management = management(onPort, health, metrics);
+    Probes probes = new Probes(pool, System::nanoTime);
+    Undertow management = management(onPort, health, probes, metrics);
     try {
       startManagement(management, onPort);
     } catch (RuntimeException e) {
@@ -360,7 +370,8 @@ public final class StandaloneConsumer implements AutoCloseable {
         boundPort(management));
     ActivityStream stream = StreamWiring.start(streamConfig, consumer, registry, webhookCatchUp);
     streamRef[0] = stream;
-    return new StandaloneConsumer(registry, null, management, pool, store, consumer, stream);
+    return new StandaloneConsumer(
+        registry, null, management, pool, store, consumer, stream, probes);
   }
 
   /**
@@ -463,10 +474,13 @@ public final class StandaloneConsumer implements AutoCloseable {
    * webhook server's. One IO thread and two workers (the scrape runs on a worker) are plenty for
    * probes and a scraper, and take nothing from the webhook's threads.
    */
-  private static Undertow management(Settings settings, HttpHandler health, HttpHandler metrics) {
+  private static Undertow management(
+      Settings settings, HttpHandler health, Probes probes, HttpHandler metrics) {
     PathHandler paths =
         Handlers.path(StandaloneConsumer::notFound)
             .addExactPath("/health", health)
+            .addExactPath("/health/live", probes.live())
+            .addExactPath("/health/ready", probes.ready())
             .addExactPath("/metrics", metrics);
     return Undertow.builder()
         .setIoThreads(1)
@@ -534,6 +548,7 @@ public final class StandaloneConsumer implements AutoCloseable {
   /** Finishes in-flight deliveries, then stops; the management port answers until then. */
   @Override
   public void close() {
+    probes.stopping(); // readiness 503 while the last deliveries finish
     if (stream != null) {
       stream.close(); // before the consumer: the lines already read reach it first
     }
