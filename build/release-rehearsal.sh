@@ -10,6 +10,7 @@
 #      exactly the modules of servicehooks.published, each with POM, jar, sources, javadoc and
 #      CycloneDX SBOM, checksums that match, complete POMs; then `gpg --verify`s every signature
 #      with a keyring that holds only the throwaway public key.
+# REHEARSAL_LOG=FILE keeps the release build's log there, REHEARSAL_BUNDLE=FILE the bundle.
 # Leaves nothing behind: the copy, the key and the local repository are in one temporary directory,
 # removed on exit. Maven resolves from a local repository of its own that reads ~/.m2/repository
 # as a read-only tail (maven.repo.local.tail, Maven 3.9), so the release build installs nothing
@@ -68,16 +69,20 @@ if ! (cd "$work/tree" &&
   MAVEN_OPTS="${MAVEN_OPTS:-} -Dmaven.repo.local=$work/m2 -Dmaven.repo.local.tail=$m2" \
     ./mvnw -B -Prelease -DskipTests -Dcentral.skipPublishing=true deploy) >"$work/build.log" 2>&1; then
   tail -60 "$work/build.log"
+  if [ -n "${REHEARSAL_LOG:-}" ]; then cp "$work/build.log" "$REHEARSAL_LOG"; fi
   say "FAILED: the release build (above: the end of its log)"
   exit 1
 fi
 unset MAVEN_GPG_KEY MAVEN_GPG_PASSPHRASE
+if [ -n "${REHEARSAL_LOG:-}" ]; then cp "$work/build.log" "$REHEARSAL_LOG"; fi
 bundle="$work/tree/target/central-publishing/central-bundle.zip"
 if [ ! -f "$bundle" ]; then
   tail -30 "$work/build.log"
   say "FAILED: no $bundle"
   exit 1
 fi
+
+if [ -n "${REHEARSAL_BUNDLE:-}" ]; then cp "$bundle" "$REHEARSAL_BUNDLE"; fi
 
 # 5. The bundle, checked independently of the plugins that made it.
 mkdir "$work/bundle"
