@@ -195,6 +195,10 @@ final class CheckBundle {
         problems.add(artifactId + ": no <" + field + "> of its own");
       }
     }
+    String description = text(own, "description");
+    if (!blank(description) && description.split("[.!?]\\s+(?=[A-Z])").length > 1) {
+      problems.add(artifactId + ": <description> is more than one sentence");
+    }
     for (String path :
         List.of(
             "url",

@@ -22,6 +22,10 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 m2="${SERVICEHOOKS_M2_REPOSITORY:-$HOME/.m2/repository}"
 started=$SECONDS
 
+for tool in gpg gpgconf java jar; do
+  command -v "$tool" >/dev/null || { echo "rehearsal: needs $tool on the PATH" >&2; exit 1; }
+done
+
 work="$(mktemp -d "${TMPDIR:-/tmp}/servicehooks-rehearsal.XXXXXX")"
 export GNUPGHOME="$work/gnupg"
 verify_home="$work/gnupg-verify"
