@@ -27,6 +27,8 @@ import java.util.regex.Pattern;
  * @param maxAttempts attempts before a dead letter, 0 for the inbox's default
  * @param retryBase the first back-off after a failure, {@code null} for the inbox's default
  * @param lease how long a taken row belongs to its instance, {@code null} for the inbox's default
+ * @param instanceName this instance's stable name ({@code INBOX_INSTANCE_NAME}): a restart takes
+ *     back the leases of its crashed predecessor at once; {@code null} waits out their lease
  */
 public record DatabaseSettings(
     String jdbcUrl,
@@ -37,7 +39,8 @@ public record DatabaseSettings(
     boolean createSchema,
     int maxAttempts,
     Duration retryBase,
-    Duration lease) {
+    Duration lease,
+    String instanceName) {
 
   private static final Pattern PASSWORD_PARAMETER = Pattern.compile("(?i)([?&;]password=)[^&;]*");
   private static final Pattern USER_PARAMETER = Pattern.compile("(?i)[?&;]user=");
@@ -84,7 +87,11 @@ public record DatabaseSettings(
         create.equals("true"),
         maxAttempts,
         retryBaseMs == 0 ? null : Duration.ofMillis(retryBaseMs),
-        leaseMs == 0 ? null : Duration.ofMillis(leaseMs));
+        leaseMs == 0 ? null : Duration.ofMillis(leaseMs),
+        blankToNull(
+            env.get("INBOX_INSTANCE_NAME") == null
+                ? null
+                : env.get("INBOX_INSTANCE_NAME").strip()));
   }
 
   /**
@@ -114,6 +121,7 @@ public record DatabaseSettings(
           PostgresInbox.DEFAULT_SCHEMA,
           true,
           0,
+          null,
           null,
           null);
     }
@@ -173,6 +181,7 @@ public record DatabaseSettings(
         PostgresInbox.DEFAULT_SCHEMA,
         true,
         0,
+        null,
         null,
         null);
   }

@@ -163,7 +163,15 @@ public final class StandaloneConsumer implements AutoCloseable {
       BiConsumer<WebhookConsumer.Builder, MeterRegistry> customizer,
       StreamWiring.Config stream,
       boolean webhookCatchUp) {
-    RedisDeduplicator store = settings.redisUrl() == null ? null : connect(settings);
+    if (settings.redisUrl() != null && database != null) {
+      // Durable mode: the inbox table is the dedup every instance shares, so a Redis store would
+      // connect, fail start-up when Redis is down, and write nothing (issue 21, point 3).
+      log.warn(
+          "REDIS_URL is not used for dedup in durable mode (DATABASE_URL): the inbox table is the"
+              + " dedup every instance shares; catch-up may still keep its heartbeat there");
+    }
+    RedisDeduplicator store =
+        settings.redisUrl() == null || database != null ? null : connect(settings);
     try {
       return start(settings, database, customizer, store, stream, webhookCatchUp);
     } catch (RuntimeException e) {
@@ -417,6 +425,9 @@ public final class StandaloneConsumer implements AutoCloseable {
       }
       if (database.lease() != null) {
         inbox.lease(database.lease());
+      }
+      if (database.instanceName() != null) {
+        inbox.instanceName(database.instanceName());
       }
       built[0] = inbox.build();
       builder.inbox(built[0]);

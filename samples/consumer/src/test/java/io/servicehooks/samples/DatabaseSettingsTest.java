@@ -134,8 +134,10 @@ final class DatabaseSettingsTest {
                 "DATABASE_CREATE_SCHEMA", "false",
                 "INBOX_MAX_ATTEMPTS", "2",
                 "INBOX_RETRY_BASE_MS", "100",
-                "INBOX_LEASE_MS", "3000"));
+                "INBOX_LEASE_MS", "3000",
+                "INBOX_INSTANCE_NAME", " consumer-0 "));
     assertThat(d.schema()).isEqualTo("crash_1");
+    assertThat(d.instanceName()).isEqualTo("consumer-0");
     assertThat(d.createSchema()).isFalse();
     assertThat(d.maxAttempts()).isEqualTo(2);
     assertThat(d.retryBase()).isEqualTo(Duration.ofMillis(100));
@@ -148,6 +150,7 @@ final class DatabaseSettingsTest {
     assertThat(defaults.createSchema()).isTrue();
     assertThat(defaults.maxAttempts()).isZero();
     assertThat(defaults.retryBase()).isNull();
+    assertThat(defaults.instanceName()).isNull();
     assertThat(defaults.lease()).isNull();
 
     Map<String, String> url = Map.of("DATABASE_URL", "jdbc:postgresql://127.0.0.1/test");

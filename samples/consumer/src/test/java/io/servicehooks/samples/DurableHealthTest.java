@@ -3,6 +3,7 @@ package io.servicehooks.samples;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.servicehooks.testsupport.Ports;
 import io.servicehooks.testsupport.TestDatabase;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -55,6 +56,40 @@ final class DurableHealthTest {
                       .startsWith("{\"status\":\"DOWN\"")
                       .contains("servicehooks-inbox-marker is gone");
                 });
+      }
+    }
+  }
+
+  @Test
+  void durableMode_withRedisUrl_opensNoRedisDedupStore_startsWithRedisDown() throws Exception {
+    // Issue 21, point 3: the inbox is the dedup in durable mode, so REDIS_URL must not be
+    // connected for dedup (before, an unreachable Redis here failed start-up, and a reachable one
+    // was connected and never written).
+    try (TestDatabase.Schema schema = TestDatabase.schemaToBeCreated()) {
+      DatabaseSettings database =
+          DatabaseSettings.fromEnvironment(
+              Map.of("DATABASE_URL", TestDatabase.url(), "DATABASE_SCHEMA", schema.name));
+      StandaloneConsumer.Settings settings =
+          new StandaloneConsumer.Settings(
+              List.of("sec"),
+              "127.0.0.1",
+              0,
+              "/webhooks",
+              false,
+              false,
+              0,
+              0,
+              "127.0.0.1",
+              StandaloneConsumer.Settings.NO_MANAGEMENT_PORT,
+              "redis://127.0.0.1:" + Ports.free(),
+              null);
+      try (StandaloneConsumer consumer = StandaloneConsumer.start(settings, database, b -> {})) {
+        HttpRequest health =
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + consumer.port() + "/health"))
+                .timeout(Duration.ofSeconds(2))
+                .build();
+        assertThat(CLIENT.send(health, HttpResponse.BodyHandlers.ofString()).statusCode())
+            .isEqualTo(200);
       }
     }
   }
