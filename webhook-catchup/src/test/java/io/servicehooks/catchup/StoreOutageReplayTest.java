@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.servicehooks.core.Deduplicator;
+import io.servicehooks.core.EventInbox;
+import io.servicehooks.core.InboxOutcome;
+import io.servicehooks.core.InboxProcessor;
+import io.servicehooks.core.StoredEvent;
 import io.servicehooks.core.WebhookConsumer;
 import io.servicehooks.testkit.DeliveryAttempt;
 import io.servicehooks.undertow.WebhookServer;
@@ -12,10 +16,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -24,7 +30,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Issue 18, point 7: the consumer stays up but its dedup store is down for 10 minutes, so every
@@ -76,7 +82,57 @@ final class StoreOutageReplayTest {
     }
   }
 
+  /**
+   * A durable inbox that cannot store while {@code down} (every delivery 503, as when the inbox's
+   * database is unreachable); otherwise it stores each new event once and runs it at once.
+   */
+  private static final class FlakyInbox implements EventInbox {
+    final Set<String> stored = ConcurrentHashMap.newKeySet();
+    volatile boolean down;
+    volatile InboxProcessor processor;
+
+    @Override
+    public CompletionStage<List<InboxOutcome>> store(List<StoredEvent> events) {
+      if (down) {
+        return CompletableFuture.failedFuture(new IllegalStateException("inbox unreachable"));
+      }
+      List<InboxOutcome> out = new ArrayList<>();
+      for (StoredEvent e : events) {
+        boolean fresh = stored.add(e.dedupKey());
+        out.add(fresh ? InboxOutcome.STORED : InboxOutcome.DUPLICATE);
+        if (fresh) {
+          try {
+            processor.process(e);
+          } catch (Exception listenerFailed) {
+            throw new IllegalStateException(listenerFailed);
+          }
+        }
+      }
+      return CompletableFuture.completedFuture(out);
+    }
+
+    @Override
+    public void start(InboxProcessor processor) {
+      this.processor = processor;
+    }
+
+    @Override
+    public boolean mayBlock() {
+      return false;
+    }
+
+    @Override
+    public void close() {}
+  }
+
+  /** Which store is out: the dedup store (synchronous mode) or the durable inbox. */
+  enum Outage {
+    DEDUP,
+    INBOX
+  }
+
   private final FlakyStore store = new FlakyStore();
+  private final FlakyInbox inbox = new FlakyInbox();
   private final Map<String, AtomicInteger> handled = new ConcurrentHashMap<>();
   private Path dir;
 
@@ -94,19 +150,23 @@ final class StoreOutageReplayTest {
     }
   }
 
-  private WebhookConsumer consumer(Platform p, CatchUp catchUp) {
+  private WebhookConsumer consumer(Platform p, CatchUp catchUp, Outage outage) {
+    WebhookConsumer.Builder builder =
+        WebhookConsumer.builder().consumerSecrets(p.simulator.consumerSecret());
+    if (outage == Outage.INBOX) {
+      builder.inbox(inbox);
+    } else {
+      builder.deduplicator(store);
+    }
     return catchUp
         .install(
-            WebhookConsumer.builder()
-                .consumerSecrets(p.simulator.consumerSecret())
-                .deduplicator(store)
-                .on(
-                    "post.create",
-                    event ->
-                        handled
-                            .computeIfAbsent(
-                                event.payload().path("id").asText(), id -> new AtomicInteger())
-                            .incrementAndGet()))
+            builder.on(
+                "post.create",
+                event ->
+                    handled
+                        .computeIfAbsent(
+                            event.payload().path("id").asText(), id -> new AtomicInteger())
+                        .incrementAndGet()))
         .build();
   }
 
@@ -133,13 +193,13 @@ final class StoreOutageReplayTest {
    * still replayed, by the instance that saw the refusals.
    */
   @ParameterizedTest
-  @ValueSource(booleans = {false, true})
-  void tenMinuteDedupOutage_everyDelivery503_periodReplayedOnceAnsweredAgain(
-      boolean otherInstanceBeats) throws Exception {
+  @CsvSource({"DEDUP, false", "DEDUP, true", "INBOX, false"})
+  void tenMinuteStoreOutage_everyDelivery503_periodReplayedOnceAnsweredAgain(
+      Outage outage, boolean otherInstanceBeats) throws Exception {
     try (Platform p = new Platform();
         CatchUp catchUp = p.catchUp(HeartbeatStore.file(dir.resolve("heartbeat"))).build();
         CatchUp other = p.catchUp(HeartbeatStore.file(dir.resolve("heartbeat"))).build();
-        WebhookServer server = p.serve(consumer(p, catchUp))) {
+        WebhookServer server = p.serve(consumer(p, catchUp, outage))) {
       catchUp.start();
       List<CatchUp> instances = List.of(catchUp);
       if (otherInstanceBeats) {
@@ -154,7 +214,8 @@ final class StoreOutageReplayTest {
       p.settle();
       Instant outageStart = p.simulator.now();
 
-      store.down = true;
+      store.down = outage == Outage.DEDUP;
+      inbox.down = outage == Outage.INBOX;
       for (int i = 1; i <= 10; i++) {
         p.produce("outage-" + i);
         run(p, instances, Duration.ofMinutes(1));
@@ -169,6 +230,7 @@ final class StoreOutageReplayTest {
       assertThat(p.simulator.replayRequests()).isEmpty();
 
       store.down = false;
+      inbox.down = false;
       p.produce("after-1");
       run(p, instances, Duration.ofMinutes(6)); // the last retries, then the heartbeat's replay
       p.settle();
