@@ -546,11 +546,18 @@ public final class PostgresInbox implements EventInbox {
         try (Connection c = s.dataSource.getConnection()) {
           Migrations.apply(c, s.tables, s.timeoutSeconds());
         } catch (SQLException e) {
+          // The driver's own exception is not the cause (its text may hold what a URL leaked);
+          // a scrubbed copy keeps the SQL state, so callers can still tell a refused login from
+          // a missing privilege.
           throw new IllegalStateException(
               "could not create the inbox schema "
                   + s.tables
                   + ": "
-                  + DatabaseMessages.describe(e, null));
+                  + DatabaseMessages.describe(e, null),
+              new SQLException(
+                  DatabaseMessages.scrub(String.valueOf(e.getMessage()), null),
+                  e.getSQLState(),
+                  e.getErrorCode()));
         }
       }
       s.meters.bind(s);

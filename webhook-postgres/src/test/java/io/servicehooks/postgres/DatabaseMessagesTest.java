@@ -63,7 +63,15 @@ final class DatabaseMessagesTest {
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("could not create the inbox schema")
         .hasMessageNotContaining("S3cretPW")
-        .satisfies(e -> assertThat(e.getCause()).isNull());
+        .satisfies(
+            e -> {
+              // the cause is a scrubbed copy that keeps only the SQL state, never the driver's
+              // own exception with its unscrubbed text
+              assertThat(e.getCause()).isExactlyInstanceOf(java.sql.SQLException.class);
+              assertThat(((java.sql.SQLException) e.getCause()).getSQLState()).isEqualTo("28000");
+              assertThat(e.getCause().getMessage()).doesNotContain("S3cretPW");
+              assertThat(e.getCause().getCause()).isNull();
+            });
   }
 
   @Test
