@@ -4,6 +4,7 @@ import static io.servicehooks.core.Fixtures.SECRET;
 import static io.servicehooks.core.Fixtures.envelope;
 import static io.servicehooks.core.Fixtures.signed;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -97,18 +98,24 @@ final class DedupMetricsTest {
     WebhookConsumer consumer = consumer(store);
     ScheduledExecutorService redis = Executors.newSingleThreadScheduledExecutor();
     try {
-      // Answers a millisecond later, on another thread, as a network client's event loop does.
-      store.claimOverride =
-          key -> {
-            CompletableFuture<Deduplicator.Claim> later = new CompletableFuture<>();
-            redis.schedule(
-                () -> later.complete(Deduplicator.Claim.claimed("later")),
-                1,
-                TimeUnit.MILLISECONDS);
-            return later;
-          };
-      consumer.handle(signed(SECRET, envelope("1", "post.create"))).join();
-      assertThat(count("claim", "claimed")).isEqualTo(1);
+      // Answers later, on another thread, as a network client's event loop does: only once the
+      // consumer has asked (a fixed 1 ms delay raced the consumer's own claim call under load, and
+      // an answer there before the question counts as "at once").
+      CompletableFuture<Deduplicator.Claim> later = new CompletableFuture<>();
+      store.claimOverride = key -> later;
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+      redis.submit(
+          () -> {
+            while (store.claims.isEmpty() && System.nanoTime() < deadline) {
+              Thread.onSpinWait(); // the store's event loop, waiting for the question
+            }
+            later.complete(Deduplicator.Claim.claimed("later"));
+          });
+      WebhookResponse answered =
+          consumer.handle(signed(SECRET, envelope("1", "post.create"))).join();
+      assertThat(answered.status()).isEqualTo(200);
+      // recorded by a callback on the store's thread, which may run just after the answer
+      await().atMost(Duration.ofSeconds(5)).until(() -> count("claim", "claimed") == 1);
 
       // The same store answering at once (a completed stage) costs no timer.
       store.claimOverride = key -> null;
