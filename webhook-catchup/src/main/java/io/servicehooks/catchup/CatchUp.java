@@ -19,6 +19,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -118,6 +120,15 @@ public final class CatchUp implements AutoCloseable {
   private final Map<String, String> earlyStatuses = new ConcurrentHashMap<>();
 
   private volatile String webhookId;
+
+  // Epoch milliseconds of the first refused delivery (5xx) since the last one answered 2xx; 0 while
+  // deliveries are answered. Written by delivery threads, read mostly.
+  private final AtomicLong refusingSince = new AtomicLong();
+
+  // The start of a period when every delivery was refused, longer than the gap threshold, that has
+  // not been replayed yet; null when there is none.
+  private final AtomicReference<Instant> refusalGap = new AtomicReference<>();
+
   private Instant servingSince; // guarded by this
   private Instant lastCheck; // guarded by this
   private ScheduledExecutorService scheduler; // guarded by this
@@ -155,7 +166,36 @@ public final class CatchUp implements AutoCloseable {
    * @return {@code consumer}, for chaining
    */
   public WebhookConsumer.Builder install(WebhookConsumer.Builder consumer) {
-    return Objects.requireNonNull(consumer, "consumer").on(JOB_STATUS_TYPE, this::onJobStatus);
+    return Objects.requireNonNull(consumer, "consumer")
+        .on(JOB_STATUS_TYPE, this::onJobStatus)
+        .onAnswered(this::answered);
+  }
+
+  /**
+   * Every answer of the consumer's: the heartbeat means "answered 2xx", not "the process runs". A
+   * delivery answered 5xx (the dedup store or the inbox down) was not taken, and when nothing but
+   * refusals comes for longer than the gap threshold, that period is downtime: the heartbeat stops
+   * moving and, once a delivery is answered 2xx again, the period is replayed.
+   */
+  private void answered(int status) {
+    if (status >= 200 && status < 300) {
+      if (refusingSince.get() != 0) {
+        long since = refusingSince.getAndSet(0);
+        if (since != 0) {
+          Instant from = Instant.ofEpochMilli(since);
+          Instant now = now();
+          if (gap(from, now)) {
+            refusalGap.accumulateAndGet(from, (a, b) -> a == null || b.isBefore(a) ? b : a);
+            log.warn(
+                "Catch-up: every delivery was refused from {} to {}; that period is replayed",
+                from,
+                now);
+          }
+        }
+      }
+    } else if (status >= 500 && refusingSince.get() == 0) {
+      refusingSince.compareAndSet(0, now().toEpochMilli());
+    }
   }
 
   /**
@@ -241,8 +281,17 @@ public final class CatchUp implements AutoCloseable {
       pending(id, state.job(), now);
       return;
     }
+    long refusing = refusingSince.get();
+    if (refusing != 0) {
+      // Every delivery since then was refused: no heartbeat, and no replay yet (it would be
+      // refused too); once deliveries are answered again the period is replayed.
+      log.debug(
+          "Catch-up: deliveries refused since {}; no heartbeat", Instant.ofEpochMilli(refusing));
+      return;
+    }
     Instant heartbeat = state.heartbeat();
-    if (heartbeat == null || !gap(heartbeat, now) || answeredThrough(heartbeat, now)) {
+    if (refusalGap.get() == null
+        && (heartbeat == null || !gap(heartbeat, now) || answeredThrough(heartbeat, now))) {
       store.beat(now);
       return;
     }
@@ -272,11 +321,19 @@ public final class CatchUp implements AutoCloseable {
     }
     try (HeartbeatStore.Leadership held = lead.get()) {
       HeartbeatStore.Snapshot state = store.read(); // again, as leader: another may have done it
-      Instant heartbeat = state.heartbeat();
-      if (state.job() != null || heartbeat == null || !gap(heartbeat, now)) {
+      if (state.job() != null) {
         return;
       }
-      Instant from = CatchUpJob.floorMinute(heartbeat.minus(margin));
+      Instant heartbeat = state.heartbeat();
+      Instant since = heartbeat != null && gap(heartbeat, now) ? heartbeat : null;
+      Instant refused = refusalGap.get();
+      if (refused != null && (since == null || refused.isBefore(since))) {
+        since = refused;
+      }
+      if (since == null) {
+        return;
+      }
+      Instant from = CatchUpJob.floorMinute(since.minus(margin));
       Instant reachable = CatchUpJob.ceilMinute(now.minus(reach));
       if (from.isBefore(reachable)) {
         long minutes = Duration.between(from, reachable).toMinutes();
@@ -293,6 +350,8 @@ public final class CatchUp implements AutoCloseable {
       }
       CatchUpJob job = new CatchUpJob(UUID.randomUUID().toString(), null, from, now, 1, now, null);
       store.putJob(job); // before anything else: a restart finds it and does not ask again
+      Instant covered = since;
+      refusalGap.getAndUpdate(g -> g != null && !g.isBefore(covered) ? null : g);
       ask(id, job, now);
     }
   }

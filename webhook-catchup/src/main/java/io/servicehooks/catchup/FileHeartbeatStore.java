@@ -1,9 +1,12 @@
 package io.servicehooks.catchup;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
@@ -20,7 +23,10 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The heartbeat in a small local file, {@code key=value} lines:
@@ -40,9 +46,20 @@ import java.util.concurrent.locks.ReentrantLock;
  * A change reads the file, then writes a temporary file beside it and moves it over the old one
  * atomically, all under the lock {@code <path>.lock}; leadership is the lock {@code <path>.leader}.
  * Within one JVM, where file locks do not exclude each other, a lock per path stands in.
+ *
+ * <p>A file that is there but cannot be read back (not UTF-8, no header line, a line that is not
+ * {@code key=value}, a value that does not parse) is repaired on the next read or change, with one
+ * ERROR line: it is kept beside as {@code <path>.corrupt} and replaced by a heartbeat at the
+ * earliest time it still shows (its heartbeat or job start when readable, else its last-modified
+ * time), so the next check replays from there instead of failing every time. A missing file is
+ * logged once: as a first start when no lock file beside it shows an earlier run, else as a lost
+ * file.
  */
 final class FileHeartbeatStore implements HeartbeatStore {
 
+  private static final Logger log = LoggerFactory.getLogger(FileHeartbeatStore.class);
+  private static final String HEADER = "# servicehooks catch-up state, format 1";
+  private static final String HEADER_START = "# servicehooks catch-up state";
   private static final Duration LOCK_WAIT = Duration.ofSeconds(5);
   private static final Map<Path, ReentrantLock> CHANGES = new ConcurrentHashMap<>();
   private static final Set<Path> LEADERS = ConcurrentHashMap.newKeySet();
@@ -50,16 +67,28 @@ final class FileHeartbeatStore implements HeartbeatStore {
   private final Path path;
   private final Path changeLock;
   private final Path leaderLock;
+  private final Path corruptCopy;
+  private final AtomicBoolean missingLogged = new AtomicBoolean();
 
   FileHeartbeatStore(Path path) {
     this.path = path.toAbsolutePath().normalize();
     this.changeLock = this.path.resolveSibling(this.path.getFileName() + ".lock");
     this.leaderLock = this.path.resolveSibling(this.path.getFileName() + ".leader");
+    this.corruptCopy = this.path.resolveSibling(this.path.getFileName() + ".corrupt");
   }
 
   @Override
   public Snapshot read() throws IOException {
-    return parse(load());
+    Loaded loaded = load();
+    if (loaded.corruption() != null) {
+      // Repaired under the change lock; the change reads the file again and repairs it once.
+      change(state -> false);
+      loaded = load();
+      if (loaded.corruption() != null) {
+        throw new IOException("the heartbeat file is not readable: " + path);
+      }
+    }
+    return parse(loaded.state());
   }
 
   @Override
@@ -163,7 +192,8 @@ final class FileHeartbeatStore implements HeartbeatStore {
     try (FileChannel channel =
             FileChannel.open(changeLock, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
         FileLock lock = fileLock(channel)) {
-      Map<String, String> state = load();
+      Loaded loaded = load();
+      Map<String, String> state = loaded.corruption() == null ? loaded.state() : repair(loaded);
       if (!change.apply(state)) {
         return false;
       }
@@ -194,27 +224,116 @@ final class FileHeartbeatStore implements HeartbeatStore {
     }
   }
 
-  private Map<String, String> load() throws IOException {
-    Map<String, String> state = new LinkedHashMap<>();
+  /** What the file holds: its state, or why it cannot be read back. */
+  private record Loaded(Map<String, String> state, String corruption, byte[] bytes) {}
+
+  private Loaded load() throws IOException {
+    byte[] bytes;
+    try {
+      bytes = Files.readAllBytes(path);
+    } catch (NoSuchFileException e) {
+      noteMissing();
+      return new Loaded(new LinkedHashMap<>(), null, null);
+    }
     String text;
     try {
-      text = Files.readString(path, StandardCharsets.UTF_8);
-    } catch (NoSuchFileException e) {
-      return state;
+      text =
+          StandardCharsets.UTF_8
+              .newDecoder()
+              .onMalformedInput(CodingErrorAction.REPORT)
+              .onUnmappableCharacter(CodingErrorAction.REPORT)
+              .decode(ByteBuffer.wrap(bytes))
+              .toString();
+    } catch (CharacterCodingException e) {
+      return new Loaded(new LinkedHashMap<>(), "not UTF-8 text", bytes);
     }
-    for (String line : text.split("\n")) {
-      line = line.strip();
-      int eq = line.indexOf('=');
-      if (line.isEmpty() || line.startsWith("#") || eq < 1) {
+    if (!text.startsWith(HEADER_START)) {
+      return new Loaded(
+          new LinkedHashMap<>(),
+          text.isBlank() ? "empty" : "no '" + HEADER_START + "' line first",
+          bytes);
+    }
+    Map<String, String> state = new LinkedHashMap<>();
+    String[] lines = text.split("\n");
+    for (int n = 0; n < lines.length; n++) {
+      String line = lines[n].strip();
+      if (line.isEmpty() || line.startsWith("#")) {
         continue;
+      }
+      int eq = line.indexOf('=');
+      if (eq < 1) {
+        return new Loaded(state, "line " + (n + 1) + " is not key=value", bytes);
       }
       state.put(line.substring(0, eq), line.substring(eq + 1));
     }
+    try {
+      parse(state);
+    } catch (IOException e) {
+      Throwable cause = e.getCause();
+      return new Loaded(
+          state,
+          "a value does not parse: "
+              + (cause == null || cause.getMessage() == null ? cause : cause.getMessage()),
+          bytes);
+    }
+    return new Loaded(state, null, bytes);
+  }
+
+  /**
+   * Replaces a corrupt file (under the change lock): keeps it as {@code <path>.corrupt} and writes
+   * a heartbeat at the earliest time it still shows, so the gap since then is replayed.
+   */
+  private Map<String, String> repair(Loaded corrupt) throws IOException {
+    Instant recovered = Files.getLastModifiedTime(path).toInstant();
+    String from = "its last-modified time";
+    for (String key : new String[] {"heartbeat", "job.from"}) {
+      try {
+        Instant shown = instant(corrupt.state().get(key));
+        if (shown != null && shown.isBefore(recovered)) {
+          recovered = shown;
+          from = "its " + key;
+        }
+      } catch (DateTimeParseException unreadable) {
+        // that value is part of the damage
+      }
+    }
+    Files.write(corruptCopy, corrupt.bytes());
+    Map<String, String> state = new LinkedHashMap<>();
+    state.put("heartbeat", recovered.toString());
+    store(state);
+    log.error(
+        "Catch-up heartbeat file {} was corrupt ({}): kept as {} and replaced by heartbeat={} ({});"
+            + " the next check replays from there",
+        path,
+        corrupt.corruption(),
+        corruptCopy,
+        recovered,
+        from);
     return state;
   }
 
+  /** Once per store: says whether a missing file is a first start or a lost file. */
+  private void noteMissing() {
+    if (!missingLogged.compareAndSet(false, true)) {
+      return;
+    }
+    if (Files.exists(changeLock)) {
+      log.warn(
+          "Catch-up heartbeat file {} is missing, yet {} shows catch-up ran here before: the file"
+              + " was deleted or lost, so downtime before now cannot be found or replayed; keep it"
+              + " on a volume that survives restarts and redeploys",
+          path,
+          changeLock.getFileName());
+    } else {
+      log.info(
+          "Catch-up heartbeat file {} does not exist yet: first start here (if this consumer ran"
+              + " before with another file, downtime before now is not replayed)",
+          path);
+    }
+  }
+
   private void store(Map<String, String> state) throws IOException {
-    StringBuilder text = new StringBuilder("# servicehooks catch-up state, format 1\n");
+    StringBuilder text = new StringBuilder(HEADER).append('\n');
     state.forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));
     Path temp = Files.createTempFile(path.getParent(), path.getFileName() + ".", ".tmp");
     try {

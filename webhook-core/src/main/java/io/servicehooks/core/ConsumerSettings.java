@@ -48,6 +48,11 @@ final class ConsumerSettings {
   LongSupplier nanoTime = System::nanoTime;
   Duration refusalLogInterval = WebhookConsumer.DEFAULT_REFUSAL_LOG_INTERVAL;
   LongSupplier refusalLogTicker = System::nanoTime;
+
+  /** The clock that tells whether an owner's lease certainly still ran; tests move a fake one. */
+  LongSupplier leaseTicker = System::nanoTime;
+
+  final List<DeliveryObserver> observers = new ArrayList<>();
   EventInbox inbox;
   Duration inboxTimeout = WebhookConsumer.DEFAULT_INBOX_TIMEOUT;
   Duration dedupLease = Deduplicator.DEFAULT_LEASE;

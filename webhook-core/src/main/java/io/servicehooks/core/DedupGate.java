@@ -93,6 +93,15 @@ final class DedupGate {
     /** {@link System#nanoTime()} from which the lease is renewed. */
     volatile long renewAt;
 
+    /**
+     * {@link System#nanoTime()} before which the store certainly still holds the claim: the lease
+     * from the moment the last successful claim or renewal was sent.
+     */
+    volatile long leaseSure;
+
+    /** {@link System#nanoTime()} when the claim was taken. */
+    volatile long claimedAt;
+
     Running(String key) {
       this.key = key;
     }
@@ -110,6 +119,7 @@ final class DedupGate {
   private final boolean failOpen;
   private final boolean timed;
   private final ScheduledExecutorService scheduler;
+  private final java.util.function.LongSupplier leaseTicker;
   private Metrics metrics = Metrics.NOOP;
 
   private final ConcurrentMap<String, Running> running = new ConcurrentHashMap<>();
@@ -122,8 +132,10 @@ final class DedupGate {
       Duration lease,
       Duration timeout,
       boolean failOpen,
-      ScheduledExecutorService scheduler) {
+      ScheduledExecutorService scheduler,
+      java.util.function.LongSupplier leaseTicker) {
     this.store = store;
+    this.leaseTicker = leaseTicker;
     this.inFlightWaitNanos = inFlightWait.toNanos();
     this.lease = lease;
     this.halfLeaseNanos = lease.toNanos() / 2;
@@ -249,6 +261,7 @@ final class DedupGate {
    */
   private Object ask(WebhookEvent event, Running mine, Poll poll) {
     long begin = timed ? System.nanoTime() : 0;
+    long sent = leaseTicker.getAsLong();
     CompletionStage<Deduplicator.Claim> stage;
     try {
       stage = store.claim(mine.key, lease);
@@ -263,24 +276,68 @@ final class DedupGate {
       } catch (CompletionException | CancellationException failure) {
         return storeFailed(event, mine, failure);
       }
-      return settle(event, mine, found, poll);
+      return settle(event, mine, found, poll, sent);
     }
+    CompletionStage<Deduplicator.Claim> original = stage;
     return asked
         .handle(
-            (found, failure) ->
-                failure != null
-                    ? storeFailed(event, mine, failure)
-                    : settle(event, mine, found, poll))
+            (found, failure) -> {
+              if (failure == null) {
+                return settle(event, mine, found, poll, sent);
+              }
+              if (original != null && unwrap(failure) instanceof TimeoutException) {
+                releaseIfClaimedLate(mine.key, original);
+              }
+              return storeFailed(event, mine, failure);
+            })
         .thenCompose(DedupGate::toFuture);
   }
 
+  /**
+   * The claim timed out here but the store may still take it (its own time-out is longer, or its
+   * answer was on the way): a claim that arrives after this process gave up belongs to nobody and
+   * would hold the event's copies off for a whole lease. Released as soon as it is known.
+   */
+  private void releaseIfClaimedLate(String key, CompletionStage<Deduplicator.Claim> stage) {
+    stage.whenComplete(
+        (late, failure) -> {
+          if (late == null || late.status() != Deduplicator.Claim.Status.CLAIMED) {
+            return;
+          }
+          try {
+            store
+                .release(key, late.token())
+                .whenComplete(
+                    (released, releaseFailure) -> {
+                      if (releaseFailure != null) {
+                        log.warn(
+                            "Dedup store took the claim on {} after its time-out and could not"
+                                + " release it; its copies wait until the lease ends",
+                            LogSafe.escape(key),
+                            unwrap(releaseFailure));
+                      } else {
+                        log.debug(
+                            "Released the claim on {} that the store took after its time-out",
+                            LogSafe.escape(key));
+                      }
+                    });
+          } catch (RuntimeException thrown) {
+            log.warn(
+                "Dedup store failed to release a late claim on {}", LogSafe.escape(key), thrown);
+          }
+        });
+  }
+
   /** What the store found: a Claim, or (running elsewhere) a future of the copy's wait. */
-  private Object settle(WebhookEvent event, Running mine, Deduplicator.Claim found, Poll poll) {
+  private Object settle(
+      WebhookEvent event, Running mine, Deduplicator.Claim found, Poll poll, long sent) {
     if (found == null) {
       return storeFailed(event, mine, new NullPointerException("the store answered null"));
     }
     switch (found.status()) {
       case CLAIMED:
+        mine.claimedAt = sent;
+        mine.leaseSure = sent + lease.toNanos();
         mine.renewAt = System.nanoTime() + halfLeaseNanos;
         mine.token = found.token();
         mine.owned = true;
@@ -379,6 +436,7 @@ final class DedupGate {
       return ENDED;
     }
     r.token = null; // no more renewals
+    long sent = leaseTicker.getAsLong();
     long begin = timed ? System.nanoTime() : 0;
     CompletionStage<Boolean> stage;
     try {
@@ -388,25 +446,20 @@ final class DedupGate {
     }
     CompletableFuture<Boolean> done = bounded("done", begin, stage);
     if (done.isDone()) {
-      markedDone(r, done);
+      markedDone(r, done, sent);
       return ENDED;
     }
     return done.handle(
         (ignored, failure) -> {
-          markedDone(r, done);
+          markedDone(r, done, sent);
           return null;
         });
   }
 
-  private void markedDone(Running r, CompletableFuture<Boolean> done) {
+  private void markedDone(Running r, CompletableFuture<Boolean> done, long sent) {
     try {
       if (!Boolean.TRUE.equals(done.join())) {
-        metrics.leaseExpired();
-        log.warn(
-            "Dedup lease on {} ran out before its listeners finished (lease {}): another copy"
-                + " may have run it too",
-            LogSafe.escape(r.key),
-            lease);
+        claimNotHeld(r, sent, "marked done", true);
       }
     } catch (CompletionException | CancellationException failure) {
       log.error(
@@ -464,6 +517,40 @@ final class DedupGate {
           unwrap(failure));
     } finally {
       end(r, Outcome.FAILED);
+    }
+  }
+
+  /**
+   * The store answered that {@code r}'s token no longer holds its key. When the question was sent
+   * while the lease certainly still ran, the store lost the key (evicted, or its data lost in a
+   * restart or fail-over): a slow listener is not to blame. Otherwise the lease ran out. Counted
+   * once per event, at its mark (a lost renewal is followed by a mark that finds the key lost too).
+   */
+  private void claimNotHeld(Running r, long sent, String when, boolean count) {
+    long held = Math.max(0, sent - r.claimedAt);
+    if (sent - r.leaseSure < 0) {
+      if (count) {
+        metrics.claimLost();
+      }
+      log.warn(
+          "Dedup store no longer held the claim on {} when it was {}, although its lease still ran"
+              + " (held {} ms of {}): the store lost the key (Redis: an eviction policy other than"
+              + " noeviction, a restart without persistence, a fail-over); a copy may run the"
+              + " event again",
+          LogSafe.escape(r.key),
+          when,
+          TimeUnit.NANOSECONDS.toMillis(held),
+          lease);
+    } else {
+      if (count) {
+        metrics.leaseExpired();
+      }
+      log.warn(
+          "Dedup lease on {} ran out before its listeners finished (held {} ms, lease {}): another"
+              + " copy may have run it too",
+          LogSafe.escape(r.key),
+          TimeUnit.NANOSECONDS.toMillis(held),
+          lease);
     }
   }
 
@@ -647,6 +734,7 @@ final class DedupGate {
 
   private void renew(Running r, String token) {
     try {
+      long sent = leaseTicker.getAsLong();
       long begin = timed ? System.nanoTime() : 0;
       CompletionStage<Boolean> stage;
       try {
@@ -662,11 +750,10 @@ final class DedupGate {
                       "Dedup store failed to renew the lease on {}",
                       LogSafe.escape(r.key),
                       unwrap(failure));
-                } else if (!Boolean.TRUE.equals(ok) && r.token != null) {
-                  log.warn(
-                      "Dedup lease on {} was lost before its listeners finished: another copy may"
-                          + " run it too",
-                      LogSafe.escape(r.key));
+                } else if (Boolean.TRUE.equals(ok)) {
+                  r.leaseSure = sent + lease.toNanos();
+                } else if (r.token != null) {
+                  claimNotHeld(r, sent, "renewed", false);
                 }
               });
     } catch (RuntimeException | Error unexpected) {

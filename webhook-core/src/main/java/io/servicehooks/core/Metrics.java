@@ -27,6 +27,12 @@ interface Metrics {
    */
   default void leaseExpired() {}
 
+  /**
+   * A store no longer held an owner's claim while its lease certainly still ran (evicted, or the
+   * store lost data): {@code webhook.dedup.claim.lost}.
+   */
+  default void claimLost() {}
+
   /** An event run without dedup because the store failed: {@code webhook.dedup.fail.open}. */
   default void failOpen() {}
 }

@@ -34,6 +34,7 @@ final class MicrometerMetrics implements Metrics {
   private final Map<String, Timer> storeCalls = new ConcurrentHashMap<>();
   private final Counter runningElsewhere;
   private final Counter leaseExpired;
+  private final Counter claimLost;
   private final Counter failOpen;
 
   MicrometerMetrics(MeterRegistry registry) {
@@ -58,6 +59,12 @@ final class MicrometerMetrics implements Metrics {
             .description(
                 "Events whose dedup lease ran out before they were marked done (possible double"
                     + " processing)")
+            .register(registry);
+    this.claimLost =
+        Counter.builder("webhook.dedup.claim.lost")
+            .description(
+                "Claims the dedup store no longer held while their lease still ran: the store"
+                    + " evicted or lost the key (possible double processing)")
             .register(registry);
     this.failOpen =
         Counter.builder("webhook.dedup.fail.open")
@@ -87,6 +94,11 @@ final class MicrometerMetrics implements Metrics {
   @Override
   public void leaseExpired() {
     leaseExpired.increment();
+  }
+
+  @Override
+  public void claimLost() {
+    claimLost.increment();
   }
 
   @Override

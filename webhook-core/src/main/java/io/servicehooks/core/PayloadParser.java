@@ -321,16 +321,45 @@ final class PayloadParser {
   }
 
   private static void checkId(String what, String id) throws Malformed {
-    if (id != null && id.length() > WebhookConsumer.MAX_EVENT_ID_LENGTH) {
+    if (id == null) {
+      return;
+    }
+    if (id.length() > WebhookConsumer.MAX_EVENT_ID_LENGTH) {
       throw new Malformed(
           what + " is longer than " + WebhookConsumer.MAX_EVENT_ID_LENGTH + " characters");
     }
+    checkText(what, id);
   }
 
   private static void checkType(String what, String type) throws Malformed {
     if (type.length() > WebhookConsumer.MAX_EVENT_TYPE_LENGTH) {
       throw new Malformed(
           what + " is longer than " + WebhookConsumer.MAX_EVENT_TYPE_LENGTH + " characters");
+    }
+    checkText(what, type);
+  }
+
+  /**
+   * Refuses a value that is not valid text: a lone UTF-16 surrogate (a JSON escape from D800 to
+   * DFFF without its pair) has no UTF-8 form, so stores that encode keys (Redis, PostgreSQL) write
+   * {@code ?} for it and three different ids ending in D800, in DC01 and in {@code ?} would share
+   * one dedup key; a NUL cannot be stored in a PostgreSQL text column at all.
+   */
+  private static void checkText(String what, String value) throws Malformed {
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (c == '\0') {
+        throw new Malformed(what + " contains a NUL character");
+      }
+      if (Character.isSurrogate(c)) {
+        if (Character.isHighSurrogate(c)
+            && i + 1 < value.length()
+            && Character.isLowSurrogate(value.charAt(i + 1))) {
+          i++; // a pair: one character outside the basic plane
+        } else {
+          throw new Malformed(what + " is not valid text (a lone UTF-16 surrogate)");
+        }
+      }
     }
   }
 

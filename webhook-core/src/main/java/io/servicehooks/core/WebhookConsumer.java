@@ -163,6 +163,7 @@ public final class WebhookConsumer implements AutoCloseable {
   private final Answers answers;
   private final Metrics metrics;
   private final RefusalLog refusals;
+  private final DeliveryObserver[] observers;
 
   private final Acknowledgement acknowledgement;
   private final boolean listenersNonBlocking;
@@ -179,7 +180,13 @@ public final class WebhookConsumer implements AutoCloseable {
     Deduplicator store = s.store();
     DedupGate gate =
         new DedupGate(
-            store, s.inFlightWait, s.dedupLease, s.dedupTimeout, s.failOpen, s.dedupScheduler);
+            store,
+            s.inFlightWait,
+            s.dedupLease,
+            s.dedupTimeout,
+            s.failOpen,
+            s.dedupScheduler,
+            s.leaseTicker);
     this.storeMayBlock = s.inbox != null ? s.inbox.mayBlock() : store.mayBlock();
     this.metrics = s.metricsBinder.metrics(gate);
     gate.metrics(metrics);
@@ -206,6 +213,7 @@ public final class WebhookConsumer implements AutoCloseable {
     }
     this.listenersNonBlocking = s.listenersNonBlocking;
     this.listenerCount = s.routes.size();
+    this.observers = s.observers.toArray(DeliveryObserver[]::new);
   }
 
   /** A builder; {@link Builder#consumerSecrets} is the one required setting. */
@@ -264,20 +272,45 @@ public final class WebhookConsumer implements AutoCloseable {
       return CompletableFuture.completedFuture(
           WebhookResponse.error(400, "malformed_payload", e.getMessage()));
     }
+    CompletableFuture<WebhookResponse> answer;
     if (executor != null && storeMayBlock) {
       // The store may do I/O: ask it from the executor, not from this thread, in either mode.
       // Listeners then run on that worker too; a store that answers later resumes on the executor
       // instead of holding the worker while it waits.
-      return handOff.run(
-          executor,
-          start,
-          () -> acknowledgementMode.acknowledge(events, start, null, executor),
-          List.of());
+      answer =
+          handOff.run(
+              executor,
+              start,
+              () -> acknowledgementMode.acknowledge(events, start, null, executor),
+              List.of());
+    } else {
+      try {
+        answer = acknowledgementMode.acknowledge(events, start, executor, executor);
+      } catch (RuntimeException storeFailure) {
+        answer = CompletableFuture.completedFuture(answers.internalError(storeFailure, start));
+      }
     }
-    try {
-      return acknowledgementMode.acknowledge(events, start, executor, executor);
-    } catch (RuntimeException storeFailure) {
-      return CompletableFuture.completedFuture(answers.internalError(storeFailure, start));
+    if (observers.length == 0) {
+      return answer;
+    }
+    if (answer.isDone()) {
+      observe(answer.join());
+      return answer;
+    }
+    return answer.thenApply(
+        response -> {
+          observe(response);
+          return response;
+        });
+  }
+
+  private void observe(WebhookResponse response) {
+    for (DeliveryObserver observer : observers) {
+      try {
+        observer.answered(response.status());
+      } catch (RuntimeException e) {
+        log.warn("A delivery observer failed; the answer stands", e);
+      }
     }
   }
 
@@ -442,6 +475,16 @@ public final class WebhookConsumer implements AutoCloseable {
       return on("*", listener);
     }
 
+    /**
+     * Adds an observer told the status of every answer to a verified delivery (after the signature
+     * and payload checks; bad requests are not reported). Observers run on the answering thread and
+     * must not block; webhook-catchup installs one to notice periods of refused deliveries.
+     */
+    public Builder onAnswered(DeliveryObserver observer) {
+      settings.observers.add(Objects.requireNonNull(observer, "observer"));
+      return this;
+    }
+
     /** Replaces the default error handler, which logs the failure at ERROR. */
     public Builder onError(ErrorHandler errorHandler) {
       settings.errorHandler = Objects.requireNonNull(errorHandler, "errorHandler");
@@ -468,11 +511,12 @@ public final class WebhookConsumer implements AutoCloseable {
      * {@code webhook.delivery.latency}, {@code webhook.duplicates.waiting}, the dedup meters
      * ({@code webhook.dedup.store}, a timer tagged {@code operation} and {@code outcome} for stores
      * that {@linkplain Deduplicator#mayBlock() may block}; the counters {@code
-     * webhook.dedup.running.elsewhere}, {@code webhook.dedup.lease.expired} and {@code
-     * webhook.dedup.fail.open}) and the in-memory store's cache meters ({@code cache.*} with {@code
-     * cache=webhook.dedup}) in this registry. Without it nothing is recorded and Micrometer need
-     * not be present. The {@code type} tag of {@code webhook.events} takes at most {@link
-     * WebhookConsumer#MAX_TYPE_TAGS} values, then {@link WebhookConsumer#OTHER_TYPE_TAG}.
+     * webhook.dedup.running.elsewhere}, {@code webhook.dedup.lease.expired}, {@code
+     * webhook.dedup.claim.lost} and {@code webhook.dedup.fail.open}) and the in-memory store's
+     * cache meters ({@code cache.*} with {@code cache=webhook.dedup}) in this registry. Without it
+     * nothing is recorded and Micrometer need not be present. The {@code type} tag of {@code
+     * webhook.events} takes at most {@link WebhookConsumer#MAX_TYPE_TAGS} values, then {@link
+     * WebhookConsumer#OTHER_TYPE_TAG}.
      */
     public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
       settings.metricsBinder = new MicrometerBinder(Objects.requireNonNull(registry, "registry"));
@@ -630,6 +674,12 @@ public final class WebhookConsumer implements AutoCloseable {
      */
     public Builder refusalLogInterval(Duration interval) {
       settings.refusalLogInterval(interval);
+      return this;
+    }
+
+    /** Tests only: the clock on which a lease is known to still run, in nanoseconds. */
+    Builder leaseTicker(java.util.function.LongSupplier nanoTicker) {
+      settings.leaseTicker = Objects.requireNonNull(nanoTicker, "nanoTicker");
       return this;
     }
 

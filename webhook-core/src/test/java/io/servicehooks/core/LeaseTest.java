@@ -11,6 +11,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -61,16 +62,20 @@ final class LeaseTest {
   }
 
   @Test
-  void leaseLostBeforeMarkDone_isCountedAndLogged_answerStays200() {
+  void leaseRanOutBeforeMarkDone_isCountedAndLogged_answerStays200() {
+    AtomicLong ticker = new AtomicLong();
     WebhookConsumer consumer =
         WebhookConsumer.builder()
             .consumerSecrets(SECRET)
             .deduplicator(store)
             .meterRegistry(registry)
+            .leaseTicker(ticker::get)
             .on(
                 "post.create",
                 e -> {
-                  // Meanwhile the lease ran out and another instance claimed the event.
+                  // The listener takes longer than the lease (on the test's clock), and meanwhile
+                  // another instance claimed the event.
+                  ticker.addAndGet(Duration.ofSeconds(31).toNanos());
                   store.claimElsewhere(e.dedupKey());
                   seen.add(e.id());
                 })
@@ -80,10 +85,59 @@ final class LeaseTest {
 
       assertThat(answer.status()).isEqualTo(200);
       assertThat(registry.get("webhook.dedup.lease.expired").counter().count()).isEqualTo(1);
+      assertThat(registry.get("webhook.dedup.claim.lost").counter().count()).isZero();
       assertThat(logs.messages(Level.WARN))
-          .anySatisfy(line -> assertThat(line).contains("e:1").contains("may have run it too"));
+          .singleElement()
+          .satisfies(
+              line ->
+                  assertThat(line)
+                      .contains("e:1")
+                      .contains("ran out before its listeners finished")
+                      .contains("held 31000 ms")
+                      .contains("may have run it too"));
     }
     assertThat(store.done).isEmpty(); // the stale token changed nothing
+  }
+
+  /**
+   * Issue 18, point 6: the key vanished while the lease still ran (Redis evicted it, or lost it in
+   * a restart or fail-over). The WARN used to blame a slow listener; it now says the store lost it.
+   */
+  @Test
+  void keyLostWhileLeaseRan_countedAsLost_warnBlamesTheStoreNotTheListener() {
+    AtomicLong ticker = new AtomicLong();
+    WebhookConsumer consumer =
+        WebhookConsumer.builder()
+            .consumerSecrets(SECRET)
+            .deduplicator(store)
+            .meterRegistry(registry)
+            .leaseTicker(ticker::get)
+            .on(
+                "post.create",
+                e -> {
+                  ticker.addAndGet(Duration.ofSeconds(2).toNanos()); // a quick listener
+                  store.entries.remove(e.dedupKey()); // evicted
+                  seen.add(e.id());
+                })
+            .build();
+    try (LogCapture logs = new LogCapture()) {
+      WebhookResponse answer = consumer.handle(signed(SECRET, envelope("1", "post.create"))).join();
+
+      assertThat(answer.status()).isEqualTo(200);
+      assertThat(registry.get("webhook.dedup.claim.lost").counter().count()).isEqualTo(1);
+      assertThat(registry.get("webhook.dedup.lease.expired").counter().count()).isZero();
+      assertThat(logs.messages(Level.WARN))
+          .singleElement()
+          .satisfies(
+              line ->
+                  assertThat(line)
+                      .contains("e:1")
+                      .contains("although its lease still ran")
+                      .contains("held 2000 ms of PT30S")
+                      .contains("the store lost the key")
+                      .contains("noeviction")
+                      .doesNotContain("before its listeners finished"));
+    }
   }
 
   @Test
@@ -103,7 +157,11 @@ final class LeaseTest {
     try (LogCapture logs = new LogCapture()) {
       consumer.handle(signed(SECRET, envelope("1", "post.create"))).join();
       assertThat(logs.messages(Level.WARN))
-          .anySatisfy(line -> assertThat(line).contains("lease on e:1 was lost"));
+          .anySatisfy(
+              line ->
+                  assertThat(line)
+                      .contains("no longer held the claim on e:1 when it was renewed")
+                      .contains("although its lease still ran"));
     }
   }
 

@@ -29,9 +29,11 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -93,6 +95,15 @@ public final class RedisDeduplicator implements Deduplicator, AutoCloseable {
 
   private static final Base64.Encoder TOKENS = Base64.getUrlEncoder().withoutPadding();
 
+  /** Pause between attempts to release claims whose answer never came. */
+  static final Duration UNANSWERED_RETRY = Duration.ofMillis(500);
+
+  /**
+   * At most this many unanswered claims wait for their release; past it the lease ends the rest (a
+   * long outage fails claims by the thousand, most never sent at all).
+   */
+  static final int MAX_UNANSWERED = 10_000;
+
   private final String prefix;
   private final Duration window;
   private final Duration commandTimeout;
@@ -108,6 +119,12 @@ public final class RedisDeduplicator implements Deduplicator, AutoCloseable {
 
   private final AtomicLong tokens = new AtomicLong();
   private final AtomicBoolean closed = new AtomicBoolean();
+
+  /** Claims that failed here but may have run on Redis, waiting for their release. */
+  private final ConcurrentLinkedQueue<Unanswered> unanswered = new ConcurrentLinkedQueue<>();
+
+  private final AtomicInteger unansweredCount = new AtomicInteger();
+  private final AtomicBoolean releaseScheduled = new AtomicBoolean();
   private final Script claimScript;
   private final Script doneScript;
   private final Script releaseScript;
@@ -181,6 +198,12 @@ public final class RedisDeduplicator implements Deduplicator, AutoCloseable {
             redisKey,
             Scripts.CLAIMED + token,
             Long.toString(leaseMillis))
+        .whenComplete(
+            (answer, failure) -> {
+              if (failure != null) {
+                releaseUnanswered(Unanswered.of(redisKey, token, leaseMillis));
+              }
+            })
         .thenApply(answer -> toClaim(answer, token, redisKey));
   }
 
@@ -280,7 +303,13 @@ public final class RedisDeduplicator implements Deduplicator, AutoCloseable {
         n -> {
           boolean owns = n != null && n == 1L;
           if (!owns) {
-            LOG.debug("{} of {}: the token no longer owns the key", operation, printable(redisKey));
+            // The core tells a lost key from a lease that ran out by its timing; this line says
+            // what Redis held instead.
+            LOG.debug(
+                "{} of {}: the token no longer owns the key, which {}",
+                operation,
+                printable(redisKey),
+                n != null && n == 0L ? "is missing" : "another owner holds (or marked done)");
           }
           return owns;
         });
@@ -337,6 +366,77 @@ public final class RedisDeduplicator implements Deduplicator, AutoCloseable {
       call = call.orTimeout(commandTimeout.plus(BACKSTOP_MARGIN).toMillis(), TimeUnit.MILLISECONDS);
     }
     return call.exceptionallyCompose(e -> CompletableFuture.failedFuture(safe(unwrap(e))));
+  }
+
+  /**
+   * A claim whose call failed here (time-out, connection cut) but which Redis may still run, or
+   * have run, once it catches up: its {@code SET NX} would then hold the key for a lease with no
+   * owner, and the platform's retries would be answered 503 {@code in_flight} until it ends. The
+   * token is this store's, so a release for it is sent at once: on the same connection it runs
+   * after the claim, whatever the claim did. A release that fails too is retried every {@link
+   * #UNANSWERED_RETRY} until it is answered or the lease would have ended the claim anyway.
+   */
+  private record Unanswered(String redisKey, String token, long deadlineNanos) {
+    static Unanswered of(String redisKey, String token, long leaseMillis) {
+      return new Unanswered(
+          redisKey, token, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(leaseMillis));
+    }
+  }
+
+  private void releaseUnanswered(Unanswered claim) {
+    if (closed.get()) {
+      return;
+    }
+    CompletableFuture<Long> release;
+    try {
+      release =
+          run(
+              releaseScript,
+              ScriptOutputType.INTEGER,
+              claim.redisKey(),
+              Scripts.CLAIMED + claim.token());
+    } catch (RuntimeException e) {
+      release = CompletableFuture.failedFuture(e);
+    }
+    release.whenComplete(
+        (n, failure) -> {
+          if (failure == null) {
+            if (n != null && n == 1L) {
+              LOG.debug(
+                  "Released the claim on {} that Redis took after its caller gave up",
+                  printable(claim.redisKey()));
+            }
+            return;
+          }
+          retryLater(claim);
+        });
+  }
+
+  private void retryLater(Unanswered claim) {
+    if (closed.get() || System.nanoTime() - claim.deadlineNanos() >= 0) {
+      return; // the lease has ended the claim, if it ever ran
+    }
+    if (unansweredCount.incrementAndGet() > MAX_UNANSWERED) {
+      unansweredCount.decrementAndGet();
+      return;
+    }
+    unanswered.add(claim);
+    if (releaseScheduled.compareAndSet(false, true)) {
+      CompletableFuture.delayedExecutor(UNANSWERED_RETRY.toMillis(), TimeUnit.MILLISECONDS)
+          .execute(this::releaseWaiting);
+    }
+  }
+
+  private void releaseWaiting() {
+    releaseScheduled.set(false);
+    for (int n = unansweredCount.get(); n > 0; n--) {
+      Unanswered claim = unanswered.poll();
+      if (claim == null) {
+        break;
+      }
+      unansweredCount.decrementAndGet();
+      releaseUnanswered(claim);
+    }
   }
 
   /** {@code text} with control characters escaped, so an event id cannot forge a log line. */
@@ -436,6 +536,7 @@ public final class RedisDeduplicator implements Deduplicator, AutoCloseable {
     private Duration window = Deduplicator.DEFAULT_WINDOW;
     private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
     private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
+    private boolean requireNoEviction;
 
     private Builder(
         RedisURI uri,
@@ -496,10 +597,26 @@ public final class RedisDeduplicator implements Deduplicator, AutoCloseable {
     }
 
     /**
-     * Connects and returns the store.
+     * Whether {@link #build()} refuses a Redis whose {@code maxmemory-policy} is not {@code
+     * noeviction} (default {@code false}: one WARN line at start-up). An evicting policy ({@code
+     * volatile-*} evicts exactly the keys of this store, which all have a TTL; {@code allkeys-*}
+     * too) drops remembered ids under memory pressure, and an evicted id runs again when its copy
+     * arrives, answered 200 both times. When the policy cannot be read ({@code CONFIG} disabled, as
+     * on several managed services, and {@code INFO} refused too) one line says so either way.
+     */
+    public Builder requireNoEviction(boolean require) {
+      this.requireNoEviction = require;
+      return this;
+    }
+
+    /**
+     * Connects, checks the server's eviction policy (see {@link #requireNoEviction}), and returns
+     * the store.
      *
      * @throws io.lettuce.core.RedisConnectionException or another {@link RuntimeException} when
      *     Redis cannot be reached within the connect time-out (the message hides the password)
+     * @throws IllegalStateException with {@link #requireNoEviction requireNoEviction(true)}, when
+     *     the server's {@code maxmemory-policy} is not {@code noeviction}
      */
     public RedisDeduplicator build() {
       Connected connected;
@@ -512,7 +629,14 @@ public final class RedisDeduplicator implements Deduplicator, AutoCloseable {
       } else {
         connected = connectOwn();
       }
-      return new RedisDeduplicator(this, connected);
+      RedisDeduplicator store = new RedisDeduplicator(this, connected);
+      try {
+        EvictionPolicy.check(connected.commands(), commandTimeout, requireNoEviction, description);
+      } catch (RuntimeException refused) {
+        store.close();
+        throw refused;
+      }
+      return store;
     }
 
     private Connected connectOwn() {

@@ -30,7 +30,8 @@ final class Scripts {
 
   /**
    * {@code ARGV[1]} = {@code "c:<token>"}, {@code ARGV[2]} = window in ms. Answers 1 when the token
-   * owned the key (now done for the window), else 0.
+   * owned the key (now done for the window), 0 when the key is missing, -1 when another value holds
+   * it.
    */
   static final String DONE_SCRIPT =
       """
@@ -38,12 +39,15 @@ final class Scripts {
         redis.call('SET', KEYS[1], 'd', 'PX', ARGV[2])
         return 1
       end
-      return 0
+      if redis.call('EXISTS', KEYS[1]) == 0 then
+        return 0
+      end
+      return -1
       """;
 
   /**
-   * {@code ARGV[1]} = {@code "c:<token>"}. Answers 1 when the token owned the key (now deleted),
-   * else 0.
+   * {@code ARGV[1]} = {@code "c:<token>"}. Answers 1 when the token owned the key (now deleted), 0
+   * when the key is missing, -1 when another value holds it.
    */
   static final String RELEASE =
       """
@@ -51,12 +55,16 @@ final class Scripts {
         redis.call('DEL', KEYS[1])
         return 1
       end
-      return 0
+      if redis.call('EXISTS', KEYS[1]) == 0 then
+        return 0
+      end
+      return -1
       """;
 
   /**
    * {@code ARGV[1]} = {@code "c:<token>"}, {@code ARGV[2]} = lease in ms. Answers 1 when the token
-   * owned the key (its TTL now the lease), else 0.
+   * owned the key (its TTL now the lease), 0 when the key is missing, -1 when another value holds
+   * it.
    */
   static final String RENEW =
       """
@@ -64,6 +72,9 @@ final class Scripts {
         redis.call('PEXPIRE', KEYS[1], ARGV[2])
         return 1
       end
-      return 0
+      if redis.call('EXISTS', KEYS[1]) == 0 then
+        return 0
+      end
+      return -1
       """;
 }

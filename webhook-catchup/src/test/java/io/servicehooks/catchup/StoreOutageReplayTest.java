@@ -1,0 +1,203 @@
+package io.servicehooks.catchup;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.servicehooks.core.Deduplicator;
+import io.servicehooks.core.WebhookConsumer;
+import io.servicehooks.testkit.DeliveryAttempt;
+import io.servicehooks.undertow.WebhookServer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Issue 18, point 7: the consumer stays up but its dedup store is down for 10 minutes, so every
+ * delivery is answered 503 and the events of the outage's first minutes are dropped after the
+ * platform's retries. The heartbeat used to keep beating (the process was up) and nothing was
+ * replayed; now it means "answered 2xx": the refused period is replayed once deliveries are
+ * answered again, and every event is handled exactly once. All on the simulator's clock, with the
+ * test running the heartbeat every 30 simulated seconds.
+ */
+final class StoreOutageReplayTest {
+
+  private static final Duration HEARTBEAT = Duration.ofSeconds(30);
+
+  /** The shared in-memory store, unreachable while {@code down}: claims fail, as Redis's would. */
+  private static final class FlakyStore implements Deduplicator {
+    final Deduplicator real = Deduplicator.inMemory();
+    volatile boolean down;
+
+    private <T> CompletionStage<T> unlessDown(
+        java.util.function.Supplier<CompletionStage<T>> call) {
+      return down
+          ? CompletableFuture.failedFuture(new IllegalStateException("dedup store unreachable"))
+          : call.get();
+    }
+
+    @Override
+    public CompletionStage<Claim> claim(String key, Duration lease) {
+      return unlessDown(() -> real.claim(key, lease));
+    }
+
+    @Override
+    public CompletionStage<Boolean> markDone(String key, String token) {
+      return unlessDown(() -> real.markDone(key, token));
+    }
+
+    @Override
+    public CompletionStage<Boolean> release(String key, String token) {
+      return unlessDown(() -> real.release(key, token));
+    }
+
+    @Override
+    public CompletionStage<Boolean> renew(String key, String token, Duration lease) {
+      return unlessDown(() -> real.renew(key, token, lease));
+    }
+
+    @Override
+    public boolean mayBlock() {
+      return false;
+    }
+  }
+
+  private final FlakyStore store = new FlakyStore();
+  private final Map<String, AtomicInteger> handled = new ConcurrentHashMap<>();
+  private Path dir;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    dir = Files.createTempDirectory("outage-replay-");
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    try (var files = Files.walk(dir)) {
+      for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    }
+  }
+
+  private WebhookConsumer consumer(Platform p, CatchUp catchUp) {
+    return catchUp
+        .install(
+            WebhookConsumer.builder()
+                .consumerSecrets(p.simulator.consumerSecret())
+                .deduplicator(store)
+                .on(
+                    "post.create",
+                    event ->
+                        handled
+                            .computeIfAbsent(
+                                event.payload().path("id").asText(), id -> new AtomicInteger())
+                            .incrementAndGet()))
+        .build();
+  }
+
+  /**
+   * Moves the simulator's clock by {@code by}, running the heartbeat of each instance every 30
+   * seconds.
+   */
+  private static void run(Platform p, List<CatchUp> instances, Duration by) {
+    for (Duration done = Duration.ZERO; done.compareTo(by) < 0; done = done.plus(HEARTBEAT)) {
+      p.advance(HEARTBEAT);
+      instances.forEach(CatchUp::check);
+    }
+  }
+
+  private Map<String, Integer> handled() {
+    Map<String, Integer> out = new TreeMap<>();
+    handled.forEach((k, v) -> out.put(k, v.get()));
+    return out;
+  }
+
+  /**
+   * With {@code otherInstanceBeats}, a second instance shares the heartbeat store and receives no
+   * deliveries: it keeps the shared heartbeat moving through the outage, and the refused period is
+   * still replayed, by the instance that saw the refusals.
+   */
+  @ParameterizedTest
+  @ValueSource(booleans = {false, true})
+  void tenMinuteDedupOutage_everyDelivery503_periodReplayedOnceAnsweredAgain(
+      boolean otherInstanceBeats) throws Exception {
+    try (Platform p = new Platform();
+        CatchUp catchUp = p.catchUp(HeartbeatStore.file(dir.resolve("heartbeat"))).build();
+        CatchUp other = p.catchUp(HeartbeatStore.file(dir.resolve("heartbeat"))).build();
+        WebhookServer server = p.serve(consumer(p, catchUp))) {
+      catchUp.start();
+      List<CatchUp> instances = List.of(catchUp);
+      if (otherInstanceBeats) {
+        other.start();
+        instances = List.of(catchUp, other);
+      }
+      p.register();
+      for (int i = 1; i <= 3; i++) {
+        p.produce("before-" + i);
+        run(p, instances, Duration.ofMinutes(1));
+      }
+      p.settle();
+      Instant outageStart = p.simulator.now();
+
+      store.down = true;
+      for (int i = 1; i <= 10; i++) {
+        p.produce("outage-" + i);
+        run(p, instances, Duration.ofMinutes(1));
+      }
+      // the platform gave up on the first events of the outage, every attempt 503: event i came at
+      // minute i-1 and its last retry 272 s later (3 s, 27 s, 242 s), before minute 10 for i <= 6
+      assertThat(p.simulator.droppedEvents()).isEqualTo(6);
+      assertThat(p.simulator.attempts())
+          .filteredOn(a -> a.time().isAfter(outageStart))
+          .isNotEmpty()
+          .allMatch(a -> a.status() == 503);
+      assertThat(p.simulator.replayRequests()).isEmpty();
+
+      store.down = false;
+      p.produce("after-1");
+      run(p, instances, Duration.ofMinutes(6)); // the last retries, then the heartbeat's replay
+      p.settle();
+      await()
+          .atMost(Duration.ofSeconds(8))
+          .untilAsserted(
+              () ->
+                  assertThat(HeartbeatStore.file(dir.resolve("heartbeat")).read().job()).isNull());
+
+      assertThat(p.simulator.replayRequests())
+          .singleElement()
+          .satisfies(
+              r -> {
+                // from the first refusal (the first outage event's first attempt), minus the
+                // 2-minute margin, floored to the minute
+                assertThat(r.from())
+                    .isEqualTo(
+                        outageStart.minus(Duration.ofMinutes(2)).truncatedTo(ChronoUnit.MINUTES));
+              });
+      Map<String, Integer> expected = new LinkedHashMap<>();
+      for (int i = 1; i <= 3; i++) {
+        expected.put("before-" + i, 1);
+      }
+      for (int i = 1; i <= 10; i++) {
+        expected.put("outage-" + i, 1);
+      }
+      expected.put("after-1", 1);
+      assertThat(handled()).containsExactlyInAnyOrderEntriesOf(expected);
+      assertThat(p.simulator.attempts()).anyMatch(DeliveryAttempt::succeeded);
+    }
+  }
+}
