@@ -107,11 +107,7 @@ final class InboxDatabase {
   }
 
   private String redact(String text) {
-    String out = text;
-    if (password != null && !password.isEmpty()) {
-      out = out.replace(password, "****");
-    }
-    return out.replaceAll("(?i)(password=)[^&\\s)]*", "$1****");
+    return io.servicehooks.postgres.DatabaseMessages.scrub(text, password);
   }
 
   private static String firstLine(String message) {

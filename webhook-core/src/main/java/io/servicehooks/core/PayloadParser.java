@@ -192,6 +192,8 @@ final class PayloadParser {
     String forUserId = forUser == null || forUser.isNull() ? null : forUser.asText();
     checkId("for_user_id", forUserId);
     String scope = forUserId == null ? "-" : forUserId;
+    // One delivery for every item: a durable store then keeps one copy of the body, not one each.
+    LazyJson delivery = new LazyJson(mapper, body, 0, body.length, root);
     List<WebhookEvent> events = new ArrayList<>();
     for (Iterator<Map.Entry<String, JsonNode>> it = root.fields(); it.hasNext(); ) {
       Map.Entry<String, JsonNode> field = it.next();
@@ -207,7 +209,7 @@ final class PayloadParser {
             throw new Malformed(name + " holds an item that is not an object");
           }
           events.add(
-              batchItem(root, body, name, typeOf(name, item, forUserId), item, forUserId, scope));
+              batchItem(delivery, name, typeOf(name, item, forUserId), item, forUserId, scope));
         }
       } else if (name.equals("user_event")) {
         if (!value.isObject()) {
@@ -219,13 +221,13 @@ final class PayloadParser {
           String type = e.getKey().equals("revoke") ? "oauth.revoke" : "user_event." + e.getKey();
           events.add(
               batchItem(
-                  root, body, "user_event." + e.getKey(), type, e.getValue(), forUserId, scope));
+                  delivery, "user_event." + e.getKey(), type, e.getValue(), forUserId, scope));
         }
       } else if (name.equals("replay_job_status")) {
         if (!value.isObject()) {
           throw new Malformed("replay_job_status is not an object");
         }
-        events.add(batchItem(root, body, name, "replay.job_status", value, forUserId, scope));
+        events.add(batchItem(delivery, name, "replay.job_status", value, forUserId, scope));
       }
       // for_user_id, users, apps and anything else beside the arrays are context, not events
     }
@@ -233,8 +235,7 @@ final class PayloadParser {
   }
 
   private WebhookEvent batchItem(
-      JsonNode root,
-      byte[] body,
+      LazyJson delivery,
       String original,
       String type,
       JsonNode item,
@@ -255,7 +256,7 @@ final class PayloadParser {
         forUserId,
         null,
         new LazyJson(item),
-        new LazyJson(root),
+        delivery,
         mapper);
   }
 

@@ -18,8 +18,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The marker: workers queue the rows whose listeners succeeded, and one thread marks everything
  * queued done with one statement ({@link Tables#markDone}), fenced by the attempt number and this
- * instance's lease. A row it cannot mark (the database failed, or close ran out of time) is due
- * again when its lease ends and runs again.
+ * instance's lease. A mark that fails (the database went away) is kept and tried again with the
+ * next batch, until the row's lease ends; only a row still not marked then (or when close runs out
+ * of time) is due again and runs again.
  */
 final class DoneMarker {
 
@@ -31,20 +32,29 @@ final class DoneMarker {
   /** Successes waiting for the marker at most; beyond, a worker waits for room in the queue. */
   static final int MARK_QUEUE = 4 * MAX_MARK_BATCH;
 
-  /** A row whose listeners succeeded, waiting to be marked done. */
-  private record Done(long id, int attempts, long nanos) {}
+  /**
+   * A row whose listeners succeeded, waiting to be marked done; {@code leaseEnds} ({@link
+   * System#nanoTime}) is no earlier than the end of its lease: a mark that failed is tried again
+   * until then.
+   */
+  private record Done(long id, int attempts, long nanos, long leaseEnds) {}
 
   private final PostgresInbox.Settings s;
   private final BlockingQueue<Done> succeeded = new ArrayBlockingQueue<>(MARK_QUEUE);
+  // Marks that failed (the database went away), tried again with the next batch once it is back.
+  private final List<Done> unmarked = new ArrayList<>();
   private final Outage marking;
+  private final InboxHealth health;
   private final Thread thread = new Thread(this::run, "servicehooks-inbox-marker");
   private volatile boolean stopping;
   private volatile boolean crashed;
 
-  DoneMarker(PostgresInbox.Settings s, Outage marking) {
+  DoneMarker(PostgresInbox.Settings s, Outage marking, InboxHealth health) {
     this.s = s;
     this.marking = marking;
+    this.health = health;
     thread.setDaemon(true);
+    health.watch(thread);
   }
 
   void start() {
@@ -52,48 +62,97 @@ final class DoneMarker {
   }
 
   /**
-   * Queues a row whose listeners succeeded after {@code nanos}; waits for room when the queue is
-   * full. Interrupted (closing), the row is not marked and runs again after its lease.
+   * Queues a row whose listeners succeeded after {@code nanos}; {@code leasedAt} ({@link
+   * System#nanoTime}) is no later than the start of its lease. Waits for room while the queue is
+   * full, but not past a quarter of the lease: a row not queued by then is not marked and runs
+   * again after its lease (logged), and the worker goes on.
    */
-  void succeeded(long id, int attempts, long nanos) {
+  void succeeded(long id, int attempts, long nanos, long leasedAt) {
+    long leaseEnds = leasedAt + s.lease.toNanos();
     try {
-      succeeded.put(new Done(id, attempts, nanos));
+      if (!succeeded.offer(
+          new Done(id, attempts, nanos, leaseEnds), s.lease.toNanos() / 4, TimeUnit.NANOSECONDS)) {
+        log.warn(
+            "Inbox row {} finished but the marker is stuck (database too slow?): not marked, it"
+                + " runs again after its lease",
+            id);
+      }
     } catch (InterruptedException closing) {
       Thread.currentThread().interrupt();
     }
   }
 
   /**
-   * The marker thread: takes every success queued (up to {@link #MAX_MARK_BATCH}), marks them with
-   * one statement, and repeats; no wait beyond that for more. Stops when closing and the queue is
-   * empty.
+   * The marker thread: takes every success queued (up to {@link #MAX_MARK_BATCH}) with the marks
+   * that failed before, marks them with one statement, and repeats. Stops when closing and nothing
+   * is left; an unexpected failure starts the loop over.
    */
   private void run() {
-    List<Done> batch = new ArrayList<>();
+    long retryNanos = s.pollInterval.toNanos();
+    long delay = retryNanos;
     while (!crashed) {
-      Done first;
+      List<Done> batch = new ArrayList<>();
       try {
-        first = succeeded.poll(100, TimeUnit.MILLISECONDS);
-      } catch (InterruptedException e) {
-        return;
-      }
-      if (first == null) {
-        if (stopping) {
+        long wait = unmarked.isEmpty() ? TimeUnit.MILLISECONDS.toNanos(100) : delay;
+        Done first = succeeded.poll(wait, TimeUnit.NANOSECONDS);
+        if (first != null) {
+          batch.add(first);
+        }
+        dropExpired();
+        int room = MAX_MARK_BATCH - batch.size();
+        int retried = Math.min(room, unmarked.size());
+        batch.addAll(unmarked.subList(0, retried));
+        unmarked.subList(0, retried).clear();
+        succeeded.drainTo(batch, MAX_MARK_BATCH - batch.size());
+        if (batch.isEmpty()) {
+          if (stopping) {
+            return;
+          }
+          continue;
+        }
+        if (crashed) {
           return;
         }
-        continue;
-      }
-      batch.add(first);
-      succeeded.drainTo(batch, MAX_MARK_BATCH - 1);
-      if (crashed) {
+        if (markDone(batch)) {
+          delay = retryNanos;
+        } else {
+          // Kept, oldest first, and tried again with the next batch: soon, then less often.
+          unmarked.addAll(0, batch);
+          delay = Math.min(s.maxPollInterval.toNanos(), delay * 2);
+          if (stopping) {
+            return;
+          }
+        }
+      } catch (InterruptedException e) {
         return;
+      } catch (Throwable unexpected) {
+        health.failed("marker", unexpected);
+        // What it held is tried again, not dropped to run again after the lease.
+        batch.removeAll(unmarked);
+        unmarked.addAll(0, batch);
       }
-      markDone(batch);
-      batch.clear();
     }
   }
 
-  private void markDone(List<Done> batch) {
+  /** Marks whose lease ended are given up: the row is due again and runs again anyway. */
+  private void dropExpired() {
+    if (unmarked.isEmpty()) {
+      return;
+    }
+    long now = System.nanoTime();
+    int before = unmarked.size();
+    unmarked.removeIf(d -> now - d.leaseEnds() > 0);
+    int dropped = before - unmarked.size();
+    if (dropped > 0) {
+      log.warn(
+          "Inbox: {} finished rows could not be marked done before their lease ended (database"
+              + " unreachable); they run again",
+          dropped);
+    }
+  }
+
+  /** {@code true} when the statement ran (whatever it marked), {@code false} when it failed. */
+  private boolean markDone(List<Done> batch) {
     // One lock order for every batch.
     batch.sort(Comparator.comparingLong(Done::id));
     Long[] ids = new Long[batch.size()];
@@ -120,9 +179,10 @@ final class DoneMarker {
       }
       marking.worked();
     } catch (SQLException | RuntimeException e) {
-      // Not lost: each row is due again when its lease ends, and runs again.
+      // Kept and tried again until the lease ends (a statement that committed after all is
+      // harmless to repeat: the row is done, the fence returns nothing, and a WARN says so).
       marking.failed(e);
-      return;
+      return false;
     }
     for (Done done : batch) {
       Integer attempt = marked.get(done.id());
@@ -133,6 +193,7 @@ final class DoneMarker {
       }
       s.meters.processed("done", done.nanos());
     }
+    return true;
   }
 
   /** Marks what is queued, until {@code deadline} at most; then stops the thread. */
@@ -148,7 +209,7 @@ final class DoneMarker {
     }
     if (thread.isAlive()) {
       thread.interrupt();
-      int unmarked = succeeded.size();
+      int unmarked = succeeded.size() + this.unmarked.size();
       if (unmarked > 0) {
         log.warn(
             "Inbox close: {} handled rows not marked done in time; they run again after the lease",
@@ -162,5 +223,10 @@ final class DoneMarker {
     crashed = true;
     thread.interrupt();
     succeeded.clear();
+  }
+
+  /** Tests: the marker thread, to see it is gone. */
+  Thread thread() {
+    return thread;
   }
 }

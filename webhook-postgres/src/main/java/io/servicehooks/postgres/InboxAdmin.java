@@ -161,7 +161,11 @@ public final class InboxAdmin {
       s.setLong(1, olderThan.toMillis());
       s.setInt(2, batchSize);
       for (int i = 0; i < maxBatches; i++) {
-        int n = s.executeUpdate();
+        int n;
+        try (ResultSet r = s.executeQuery()) {
+          r.next();
+          n = r.getInt(1);
+        }
         total += n;
         if (n < batchSize) {
           break;

@@ -16,21 +16,31 @@ final class Maintenance {
 
   private static final Logger log = LoggerFactory.getLogger(PostgresInbox.class);
 
-  /** Batches per purge run: a backlog is worked off over several runs, never in one long one. */
-  static final int MAX_BATCHES_PER_RUN = 100;
+  /**
+   * How long one purge run deletes at most before the gauges get their turn on this thread; a
+   * backlog left then is taken up again after {@link #BREATH_MILLIS}.
+   */
+  static final long RUN_BUDGET_NANOS = TimeUnit.SECONDS.toNanos(20);
+
+  static final long BREATH_MILLIS = 100;
 
   private final PostgresInbox.Settings s;
   private final Outage outage = new Outage("maintenance");
   private final ScheduledExecutorService timer;
+  private final InboxHealth health;
+  private final Purge purge;
 
   /** Starts the gauges' refresh at once: they describe the table, workers or not. */
-  Maintenance(PostgresInbox.Settings s) {
+  Maintenance(PostgresInbox.Settings s, InboxHealth health) {
     this.s = s;
+    this.health = health;
+    this.purge = new Purge(s.tables, s.purgeBatchSize, s.timeoutSeconds(), System::nanoTime);
     this.timer =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
               Thread t = new Thread(r, "servicehooks-inbox-maintenance");
               t.setDaemon(true);
+              health.watch(t);
               return t;
             });
     if (s.meters.wantsGauges()) {
@@ -44,21 +54,52 @@ final class Maintenance {
     long purgeMillis = s.purgeInterval.toMillis();
     // Instances started together purge at different moments.
     long firstPurge = ThreadLocalRandom.current().nextLong(purgeMillis / 2, purgeMillis + 1);
-    timer.scheduleWithFixedDelay(this::purge, firstPurge, purgeMillis, TimeUnit.MILLISECONDS);
+    schedulePurge(firstPurge);
   }
 
-  void purge() {
+  private void schedulePurge(long delayMillis) {
+    try {
+      timer.schedule(this::purgeAndReschedule, delayMillis, TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.RejectedExecutionException closing) {
+      // closed
+    }
+  }
+
+  /**
+   * One run, then the next: after the interval when it caught up, at once (after a breath) when the
+   * backlog is still there, so the purge keeps pace with the inserts instead of deleting a fixed
+   * number per interval.
+   */
+  private void purgeAndReschedule() {
+    boolean caughtUp = true;
+    try {
+      caughtUp = purge();
+    } finally {
+      schedulePurge(caughtUp ? s.purgeInterval.toMillis() : BREATH_MILLIS);
+    }
+  }
+
+  /** One purge run; {@code true} when it caught up (or failed: tried again after the interval). */
+  boolean purge() {
     try (Connection c = s.dataSource.getConnection()) {
-      int n =
-          InboxAdmin.purge(
-              c, s.tables, s.retention, s.purgeBatchSize, s.timeoutSeconds(), MAX_BATCHES_PER_RUN);
-      if (n > 0) {
-        log.debug("Purged {} done inbox rows older than {}", n, s.retention);
+      Purge.Run run = purge.run(c, s.retention, RUN_BUDGET_NANOS);
+      if (run.rows() > 0) {
+        log.debug(
+            "Purged {} done inbox rows older than {} (batch {}, caught up: {})",
+            run.rows(),
+            s.retention,
+            run.lastBatch(),
+            run.caughtUp());
       }
       outage.worked();
+      return run.caughtUp();
     } catch (SQLException | RuntimeException e) {
       outage.failed(e);
+    } catch (Throwable unexpected) {
+      // A task that throws is never run again by the timer: caught here, it runs next time.
+      health.failed("maintenance", unexpected);
     }
+    return true;
   }
 
   void refreshGauges() {
@@ -76,6 +117,9 @@ final class Maintenance {
       outage.worked();
     } catch (SQLException | RuntimeException e) {
       outage.failed(e);
+    } catch (Throwable unexpected) {
+      // A task that throws is never run again by the timer: caught here, it runs next time.
+      health.failed("maintenance", unexpected);
     }
   }
 

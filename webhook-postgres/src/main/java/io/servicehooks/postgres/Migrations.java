@@ -24,7 +24,8 @@ final class Migrations {
   private static final Logger log = LoggerFactory.getLogger(PostgresInbox.class);
 
   /** Every version shipped, in order; a new one is appended, never edited. */
-  static final List<String> SCRIPTS = List.of("V1__inbox.sql", "V2__inbox_toast.sql");
+  static final List<String> SCRIPTS =
+      List.of("V1__inbox.sql", "V2__inbox_toast.sql", "V3__inbox_bodies.sql");
 
   static final String LOCATION = "db/migration/servicehooks/";
 

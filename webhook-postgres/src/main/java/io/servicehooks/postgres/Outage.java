@@ -16,11 +16,11 @@ final class Outage {
     this.what = what;
   }
 
-  void failed(Exception e) {
+  void failed(Throwable e) {
     if (down.compareAndSet(false, true)) {
       log.warn("Inbox {} failed, retrying quietly until it works: {}", what, describe(e));
     } else {
-      log.debug("Inbox {} failed again", what, e);
+      log.debug("Inbox {} failed again: {}", what, describe(e));
     }
   }
 
@@ -30,12 +30,11 @@ final class Outage {
     }
   }
 
-  /** Class, SQL state and message: the driver's messages name no password. */
+  /**
+   * Class, SQL state and the message's first line, scrubbed: a server's error may repeat a user
+   * name that swallowed a password ({@link DatabaseMessages}).
+   */
   static String describe(Throwable e) {
-    String state =
-        e instanceof java.sql.SQLException sql && sql.getSQLState() != null
-            ? " [" + sql.getSQLState() + "]"
-            : "";
-    return e.getClass().getName() + state + ": " + e.getMessage();
+    return DatabaseMessages.describe(e, null);
   }
 }

@@ -10,6 +10,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -121,11 +122,13 @@ public final class PostgresInbox implements EventInbox {
   private final AtomicBoolean started = new AtomicBoolean();
   private final AtomicBoolean closed = new AtomicBoolean();
 
+  private final InboxHealth health = new InboxHealth();
+
   private PostgresInbox(Settings s) {
     this.settings = s;
-    this.workers = new Workers(s);
-    this.writer = new GroupCommitWriter(s, workers);
-    this.maintenance = new Maintenance(s);
+    this.workers = new Workers(s, health);
+    this.writer = new GroupCommitWriter(s, workers, health);
+    this.maintenance = new Maintenance(s, health);
   }
 
   /** A builder; {@link Builder#dataSource} is the one required setting. */
@@ -164,6 +167,18 @@ public final class PostgresInbox implements EventInbox {
     return false;
   }
 
+  /**
+   * Why this inbox cannot do its work now, or empty when it can: one of its threads (writer,
+   * poller, marker, maintenance) is gone, one of their loops failed unexpectedly (an {@code
+   * OutOfMemoryError}, say) within the last minute and started over, or it is closed. A database
+   * outage is not a problem here: stores are answered 503 and the loops resume by themselves. Meant
+   * for health checks: the standalone consumer's {@code /health} and the Spring {@code
+   * webhookInbox} indicator report DOWN with it.
+   */
+  public Optional<String> problem() {
+    return health.problem();
+  }
+
   /** Operations on this inbox's tables, with its names, retention and time-outs. */
   public InboxAdmin admin() {
     return InboxAdmin.builder()
@@ -187,10 +202,16 @@ public final class PostgresInbox implements EventInbox {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
+    health.closed();
     long deadline = System.nanoTime() + settings.drainTimeout.toNanos();
     writer.close(deadline);
     workers.close(deadline);
     maintenance.close();
+  }
+
+  /** Tests: the marker thread, to stop it as a fault would. */
+  Thread markerThread() {
+    return workers.marker().thread();
   }
 
   /** Tests: stops every thread at once and marks nothing, as a killed process would. */
@@ -394,13 +415,20 @@ public final class PostgresInbox implements EventInbox {
       return this;
     }
 
-    /** Rows deleted per purge statement (default {@value #DEFAULT_PURGE_BATCH_SIZE}). */
+    /**
+     * Rows deleted by the first purge statement of a run (default {@value
+     * #DEFAULT_PURGE_BATCH_SIZE}), and the least: the batch grows while statements are quick (up to
+     * 20,000 rows) and shrinks when they are slow, and a run goes on until it caught up.
+     */
     public Builder purgeBatchSize(int rows) {
       s.purgeBatchSize = atLeastOne("purgeBatchSize", rows);
       return this;
     }
 
-    /** How often this instance purges (default 5 min). */
+    /**
+     * How often this instance purges once it caught up (default 5 min); a run that did not catch up
+     * is followed by the next at once.
+     */
     public Builder purgeInterval(Duration interval) {
       s.purgeInterval = positive("purgeInterval", interval);
       return this;
@@ -476,7 +504,10 @@ public final class PostgresInbox implements EventInbox {
           Migrations.apply(c, s.tables, s.timeoutSeconds());
         } catch (SQLException e) {
           throw new IllegalStateException(
-              "could not create the inbox schema " + s.tables + ": " + e.getMessage(), e);
+              "could not create the inbox schema "
+                  + s.tables
+                  + ": "
+                  + DatabaseMessages.describe(e, null));
         }
       }
       s.meters.bind(s);

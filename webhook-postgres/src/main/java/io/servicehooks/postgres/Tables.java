@@ -27,6 +27,7 @@ final class Tables {
   final String schema;
   final String table;
   final String qualified;
+  final String bodies;
 
   final String insert;
   final String claim;
@@ -38,11 +39,17 @@ final class Tables {
   final String retry;
   final String retryAllDead;
   final String purge;
+  final String sweepBodies;
+  final String insertBody;
+  final String dropUnusedBodies;
+  final String readBodies;
+  final String markUnreadable;
 
   Tables(String schema, String table) {
     this.schema = checkName("schema", schema);
     this.table = checkName("table", table);
     this.qualified = schema + "." + table;
+    this.bodies = qualified + "_body";
     String t = qualified;
     // One statement stores a whole group: ten arrays, one element per event, and an eleventh that
     // says which rows are leased to this instance at once (the hot path: its workers have room
@@ -52,15 +59,15 @@ final class Tables {
             + t
             + " ("
             + EVENT_COLUMNS
-            + ", status, attempts, leased_by, due_at) SELECT "
+            + ", body_id, status, attempts, leased_by, due_at) SELECT "
             + prefixed("u.", EVENT_COLUMNS)
-            + ", CASE WHEN u.leased THEN 'running' ELSE 'pending' END,"
+            + ", u.body_id, CASE WHEN u.leased THEN 'running' ELSE 'pending' END,"
             + " CASE WHEN u.leased THEN 1 ELSE 0 END, CASE WHEN u.leased THEN ?::text END,"
             + " CASE WHEN u.leased THEN now() + ? * interval '1 millisecond' ELSE now() END"
             + " FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[],"
-            + " ?::text[], ?::text[], ?::text[], ?::text[], ?::boolean[]) AS u("
+            + " ?::text[], ?::text[], ?::text[], ?::text[], ?::bigint[], ?::boolean[]) AS u("
             + EVENT_COLUMNS
-            + ", leased) ON CONFLICT (dedup_key) DO NOTHING RETURNING id, dedup_key, attempts";
+            + ", body_id, leased) ON CONFLICT (dedup_key) DO NOTHING RETURNING id, dedup_key, attempts";
     // A running row's due_at is the end of its lease: a row whose worker died is due again.
     this.claim =
         "WITH due AS (SELECT id FROM "
@@ -74,7 +81,8 @@ final class Tables {
             + " FROM due, "
             + NO_FLUSH_WAIT
             + " WHERE r.id = due.id RETURNING r.id, r.attempts, "
-            + prefixed("r.", EVENT_COLUMNS);
+            + prefixed("r.", EVENT_COLUMNS)
+            + ", r.body_id";
     // Successful rows are marked in batches, one statement each. The fence is this instance's
     // lease at the attempt it ran: a row taken again after its lease ended (by anyone, attempts +
     // 1)
@@ -132,13 +140,52 @@ final class Tables {
             + t
             + " SET status = 'pending', attempts = 0, due_at = now(), leased_by = NULL"
             + " WHERE status = 'dead'";
+    // Done rows by age, skipping rows another instance's purge holds, so instances share the work
+    // instead of queueing on the same oldest rows. A batch body goes with the last row using it;
+    // the rows deleted by this statement are still visible to its own NOT EXISTS (one snapshot),
+    // hence the NOT IN.
     this.purge =
-        "DELETE FROM "
+        "WITH gone AS (DELETE FROM "
             + t
             + " WHERE id IN (SELECT id FROM "
             + t
             + " WHERE status = 'done' AND done_at < now() - ? * interval '1 millisecond'"
-            + " ORDER BY done_at LIMIT ?)";
+            + " ORDER BY done_at LIMIT ? FOR UPDATE SKIP LOCKED) RETURNING id, body_id),"
+            + " used AS (DELETE FROM "
+            + bodies
+            + " b WHERE b.id IN (SELECT body_id FROM gone WHERE body_id IS NOT NULL)"
+            + " AND NOT EXISTS (SELECT 1 FROM "
+            + t
+            + " r WHERE r.body_id = b.id AND r.id NOT IN (SELECT id FROM gone)))"
+            + " SELECT count(*) FROM gone";
+    // Two purges deleting the last rows of one body at once each still see the other's rows: the
+    // body stays. This finds such bodies, older than the retention, used by no row.
+    this.sweepBodies =
+        "DELETE FROM "
+            + bodies
+            + " WHERE id IN (SELECT b.id FROM "
+            + bodies
+            + " b WHERE b.stored_at < now() - ? * interval '1 millisecond' AND NOT EXISTS"
+            + " (SELECT 1 FROM "
+            + t
+            + " r WHERE r.body_id = b.id) LIMIT ? FOR UPDATE SKIP LOCKED)";
+    this.insertBody = "INSERT INTO " + bodies + " (body) VALUES (?) RETURNING id";
+    // In the storing transaction: a body none of whose events was new (a retried delivery) goes.
+    this.dropUnusedBodies =
+        "DELETE FROM "
+            + bodies
+            + " b WHERE b.id = ANY(?::bigint[]) AND NOT EXISTS (SELECT 1 FROM "
+            + t
+            + " r WHERE r.body_id = b.id)";
+    this.readBodies = "SELECT id, body FROM " + bodies + " WHERE id = ANY(?::bigint[])";
+    // A taken row that cannot be turned back into an event: a dead letter at once, fenced as a
+    // failed attempt is.
+    this.markUnreadable =
+        "UPDATE "
+            + t
+            + " SET status = 'dead', leased_by = NULL, last_error = ? FROM "
+            + NO_FLUSH_WAIT
+            + " WHERE id = ? AND status = 'running' AND attempts = ?";
   }
 
   static String checkName(String what, String name) {

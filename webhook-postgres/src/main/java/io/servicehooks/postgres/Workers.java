@@ -10,6 +10,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -68,15 +69,19 @@ final class Workers {
   private final Outage outage = new Outage("poll");
   // Shared with the marker: one outage of recording outcomes, whichever statement met it.
   private final Outage marking = new Outage("mark");
+  private final InboxHealth health;
+  private final BodyCache bodies;
   private volatile ExecutorService pool;
   private Thread poller;
   private InboxProcessor processor;
   private volatile boolean stopping;
   private volatile boolean crashed;
 
-  Workers(PostgresInbox.Settings s) {
+  Workers(PostgresInbox.Settings s, InboxHealth health) {
     this.s = s;
-    this.marker = new DoneMarker(s, marking);
+    this.health = health;
+    this.bodies = new BodyCache(s.tables, s.timeoutSeconds());
+    this.marker = new DoneMarker(s, marking, health);
     // Up to twice the workers' count taken at once: the next rows wait in the pool's queue while
     // the workers are busy, so a look takes several rows instead of one per finished listener.
     this.free = new Semaphore(s.workers * 2);
@@ -99,6 +104,7 @@ final class Workers {
     marker.start();
     this.poller = new Thread(this::poll, "servicehooks-inbox-poller");
     poller.setDaemon(true);
+    health.watch(poller);
     // Last: a writer reserves room only once the pool is there.
     this.pool =
         Executors.newFixedThreadPool(
@@ -169,44 +175,65 @@ final class Workers {
     }
   }
 
+  /** The poller thread: runs {@link #pollOnce} until closing; an unexpected failure restarts it. */
   private void poll() {
     long idle = s.pollInterval.toNanos();
-    long maxIdle = Math.max(idle, s.maxPollInterval.toNanos());
-    long delay = idle;
+    long[] delay = {idle};
     while (!stopping) {
-      int slots;
       try {
-        free.acquire();
-        slots = 1 + free.drainPermits();
-      } catch (InterruptedException e) {
-        return;
-      }
-      List<Claimed> rows;
-      try {
-        rows = claim(slots);
-        outage.worked();
-      } catch (SQLException | RuntimeException e) {
-        free.release(slots);
-        outage.failed(e);
-        delay = Math.min(maxIdle, Math.max(delay, idle) * 2);
-        if (!pause(delay)) {
+        if (!pollOnce(delay)) {
           return;
         }
-        continue;
-      }
-      free.release(slots - rows.size());
-      if (rows.isEmpty()) {
-        if (!pause(delay)) {
+      } catch (Throwable unexpected) {
+        health.failed("poller", unexpected);
+        delay[0] = Math.max(idle, s.maxPollInterval.toNanos());
+        if (!pause(delay[0])) {
           return;
         }
-        delay = Math.min(maxIdle, delay * 2);
-        continue;
-      }
-      delay = idle;
-      for (Claimed row : rows) {
-        submit(row);
       }
     }
+  }
+
+  /** One look: waits for free workers, takes due rows, hands them over; {@code false}: stop. */
+  private boolean pollOnce(long[] delay) {
+    long idle = s.pollInterval.toNanos();
+    long maxIdle = Math.max(idle, s.maxPollInterval.toNanos());
+    int slots;
+    try {
+      // Bounded, so a closing inbox is noticed even while every worker is busy.
+      if (!free.tryAcquire(maxIdle, TimeUnit.NANOSECONDS)) {
+        return !stopping;
+      }
+      slots = 1 + free.drainPermits();
+    } catch (InterruptedException e) {
+      return false;
+    }
+    List<Claimed> rows;
+    try {
+      rows = claim(slots);
+      outage.worked();
+    } catch (SQLException | RuntimeException e) {
+      free.release(slots);
+      outage.failed(e);
+      delay[0] = Math.min(maxIdle, Math.max(delay[0], idle) * 2);
+      return pause(delay[0]);
+    } catch (Throwable unexpected) {
+      free.release(slots);
+      throw unexpected;
+    }
+    free.release(slots - rows.size());
+    if (rows.isEmpty()) {
+      if (!pause(delay[0])) {
+        return false;
+      }
+      delay[0] = Math.min(maxIdle, delay[0] * 2);
+      return true;
+    }
+    delay[0] = idle;
+    for (Claimed row : rows) {
+      submit(row);
+    }
+    return true;
   }
 
   /** Queues the row for a worker; its room is given back when it is handled or refused. */
@@ -244,13 +271,20 @@ final class Workers {
     }
   }
 
+  /**
+   * Takes up to {@code limit} due rows. Each row is turned back into an event on its own: one that
+   * cannot be (a family this version does not know, its batch body gone) becomes a dead letter with
+   * the reason, and the rows taken with it run.
+   */
   List<Claimed> claim(int limit) throws SQLException {
     List<Claimed> rows = new ArrayList<>(limit);
+    List<Unreadable> unreadable = new ArrayList<>();
     long leasedAt = System.nanoTime();
     try (Connection c = s.dataSource.getConnection()) {
       if (!c.getAutoCommit()) {
         c.setAutoCommit(true);
       }
+      List<Taken> taken = new ArrayList<>(limit);
       try (PreparedStatement st = c.prepareStatement(s.tables.claim)) {
         st.setQueryTimeout(s.timeoutSeconds());
         st.setInt(1, limit);
@@ -258,28 +292,73 @@ final class Workers {
         st.setLong(3, s.lease.toMillis());
         try (ResultSet r = st.executeQuery()) {
           while (r.next()) {
-            rows.add(
-                new Claimed(
-                    r.getLong(1),
-                    r.getInt(2),
-                    new StoredEvent(
-                        r.getString(4),
-                        r.getString(3),
-                        r.getString(5),
-                        r.getString(6),
-                        PayloadFamily.valueOf(r.getString(7)),
-                        r.getString(8),
-                        r.getString(9),
-                        r.getString(10),
-                        r.getString(11),
-                        r.getString(12)),
-                    false,
-                    leasedAt));
+            String[] text = new String[10];
+            for (int i = 0; i < text.length; i++) {
+              text[i] = r.getString(3 + i);
+            }
+            long bodyId = r.getLong(13);
+            taken.add(new Taken(r.getLong(1), r.getInt(2), text, r.wasNull() ? null : bodyId));
           }
         }
       }
+      Map<Long, String> bodies = this.bodies.resolve(c, taken);
+      for (Taken t : taken) {
+        try {
+          rows.add(new Claimed(t.id(), t.attempts(), t.decode(bodies), false, leasedAt));
+        } catch (RuntimeException e) {
+          unreadable.add(new Unreadable(t.id(), t.attempts(), describe(e)));
+        }
+      }
+      for (Unreadable u : unreadable) {
+        deadLetter(c, u);
+      }
     }
     return rows;
+  }
+
+  /** A taken row as read: its ten event columns and the batch body it points at, if any. */
+  record Taken(long id, int attempts, String[] text, Long bodyId) {
+
+    /** The event, or an exception saying why the row cannot be one. */
+    StoredEvent decode(Map<Long, String> bodies) {
+      String delivery = text[9];
+      if (delivery == null && bodyId != null) {
+        delivery = bodies.get(bodyId);
+        if (delivery == null) {
+          throw new IllegalStateException("its delivery body (id " + bodyId + ") is missing");
+        }
+      }
+      PayloadFamily family;
+      try {
+        family = PayloadFamily.valueOf(String.valueOf(text[4]));
+      } catch (IllegalArgumentException unknown) {
+        throw new IllegalArgumentException(
+            "family '" + text[4] + "' is not one this version knows");
+      }
+      return new StoredEvent(
+          text[1], text[0], text[2], text[3], family, text[5], text[6], text[7], text[8], delivery);
+    }
+  }
+
+  private record Unreadable(long id, int attempts, String reason) {}
+
+  private void deadLetter(Connection c, Unreadable u) {
+    String error = "the row cannot be read as an event: " + u.reason();
+    if (error.length() > MAX_ERROR_LENGTH) {
+      error = error.substring(0, MAX_ERROR_LENGTH - 3) + "...";
+    }
+    try (PreparedStatement st = c.prepareStatement(s.tables.markUnreadable)) {
+      st.setQueryTimeout(s.timeoutSeconds());
+      st.setString(1, error);
+      st.setLong(2, u.id());
+      st.setInt(3, u.attempts());
+      st.executeUpdate();
+      s.meters.processed("dead", 0);
+      log.error("Inbox row {} is a dead letter: {}", u.id(), error);
+    } catch (SQLException | RuntimeException e) {
+      // Still leased: due again when the lease ends, and tried again then.
+      marking.failed(e);
+    }
   }
 
   private void handle(Claimed row) {
@@ -315,7 +394,7 @@ final class Workers {
       return;
     }
     if (failure == null) {
-      marker.succeeded(row.id(), row.attempts(), nanos);
+      marker.succeeded(row.id(), row.attempts(), nanos, row.leasedAt());
     } else {
       record(row, describe(failure), nanos);
     }
@@ -420,6 +499,11 @@ final class Workers {
     }
     // The marker last: what the workers finished is marked before close returns.
     marker.close(deadline);
+  }
+
+  /** Tests: the marker. */
+  DoneMarker marker() {
+    return marker;
   }
 
   /** Tests: as a killed process, stops everything and records no outcome. */

@@ -75,7 +75,7 @@ final class SchemaTest {
                   "SELECT count(*) FROM pg_indexes WHERE schemaname = '"
                       + other
                       + "' AND tablename = 'events_in'"))
-          .isEqualTo(5); // primary key, dedup key, due, done, dead
+          .isEqualTo(6); // primary key, dedup key, due, done, dead, body (V3)
     } finally {
       schema.exec("DROP SCHEMA IF EXISTS " + other + " CASCADE");
     }

@@ -332,7 +332,7 @@ public final class WebhookAutoConfiguration {
       @Bean
       @ConditionalOnMissingBean(name = "webhookInboxHealthIndicator")
       HealthIndicator webhookInboxHealthIndicator(PostgresInbox inbox) {
-        return new WebhookInboxHealthIndicator(inbox.admin());
+        return new WebhookInboxHealthIndicator(inbox.admin(), inbox::problem);
       }
     }
   }

@@ -99,6 +99,7 @@ public record DatabaseSettings(
     user = blankToNull(user);
     password = blankToNull(password);
     String lower = url.toLowerCase(Locale.ROOT);
+    refuseSemicolons(url, lower);
     if (lower.startsWith("jdbc:postgresql:")) {
       String redacted = redact(url);
       if (!new org.postgresql.Driver().acceptsURL(url)) {
@@ -174,6 +175,21 @@ public record DatabaseSettings(
         0,
         null,
         null);
+  }
+
+  /**
+   * pgjdbc does not split parameters on {@code ;}: in {@code ?user=app;password=...} the whole tail
+   * becomes the user name, and the server's "role does not exist" error would print the password. A
+   * {@code postgres://} URL's user info may hold a {@code ;} (the URL parser takes it apart); what
+   * follows its last {@code @} may not.
+   */
+  private static void refuseSemicolons(String url, String lower) {
+    int from = lower.startsWith("jdbc:") ? 0 : Math.max(0, url.lastIndexOf('@'));
+    if (url.indexOf(';', from) >= 0) {
+      throw new IllegalArgumentException(
+          "DATABASE_URL separates parameters with ';': use '&' (?user=app&password=...), and"
+              + " percent-encode a ';' inside a value as %3B");
+    }
   }
 
   /** {@code url} with the password of its user info and of a {@code password=} parameter hidden. */

@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.servicehooks.core.WebhookConsumer;
+import io.servicehooks.postgres.DatabaseMessages;
 import io.servicehooks.postgres.PostgresInbox;
 import io.servicehooks.redis.RedisDeduplicator;
 import io.servicehooks.undertow.WebhookServer;
@@ -200,11 +201,23 @@ public final class StandaloneConsumer implements AutoCloseable {
       // on this). In durable mode the inbox's workers run it, after the event's other listeners.
       builder.onAny(event -> log.info("Handled {} event {}", event.type(), event.id()));
     }
+    PostgresInbox[] inbox = new PostgresInbox[1];
     HikariDataSource pool =
-        database == null ? null : durable(settings, database, registry, builder);
+        database == null ? null : durable(settings, database, registry, builder, inbox);
     HttpHandler health =
         exchange -> {
           exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, "application/json");
+          // Durable mode: DOWN when an inbox thread is gone or its loops keep failing, so an
+          // orchestrator replaces an instance that answers 200 but no longer runs what it stored.
+          java.util.Optional<String> problem =
+              inbox[0] == null ? java.util.Optional.empty() : inbox[0].problem();
+          if (problem.isPresent()) {
+            exchange.setStatusCode(503);
+            exchange
+                .getResponseSender()
+                .send("{\"status\":\"DOWN\",\"inbox\":\"" + jsonText(problem.get()) + "\"}");
+            return;
+          }
           exchange.getResponseSender().send("{\"status\":\"UP\"}");
         };
     HttpHandler metrics =
@@ -260,7 +273,8 @@ public final class StandaloneConsumer implements AutoCloseable {
       Settings settings,
       DatabaseSettings database,
       PrometheusMeterRegistry registry,
-      WebhookConsumer.Builder builder) {
+      WebhookConsumer.Builder builder,
+      PostgresInbox[] built) {
     int workers =
         settings.workerThreads() > 0 ? settings.workerThreads() : PostgresInbox.DEFAULT_WORKERS;
     HikariDataSource pool;
@@ -268,7 +282,10 @@ public final class StandaloneConsumer implements AutoCloseable {
       pool = database.pool(PostgresInbox.DEFAULT_WRITERS + workers + 3);
     } catch (java.sql.SQLException | RuntimeException e) {
       throw new DatabaseUnavailableException(
-          "cannot connect to the database at " + database.redactedUrl() + ": " + reason(e));
+          "cannot connect to the database at "
+              + database.redactedUrl()
+              + ": "
+              + reason(e, database.password()));
     }
     try {
       PostgresInbox.Builder inbox =
@@ -291,7 +308,8 @@ public final class StandaloneConsumer implements AutoCloseable {
       if (database.lease() != null) {
         inbox.lease(database.lease());
       }
-      builder.inbox(inbox.build());
+      built[0] = inbox.build();
+      builder.inbox(built[0]);
     } catch (RuntimeException e) {
       pool.close();
       throw new DatabaseUnavailableException(
@@ -300,7 +318,7 @@ public final class StandaloneConsumer implements AutoCloseable {
               + " at "
               + database.redactedUrl()
               + ": "
-              + reason(e));
+              + reason(e, database.password()));
     }
     log.info(
         "Durable mode: deliveries are answered once stored in {}.{} at {} (user {}), {} workers",
@@ -312,15 +330,33 @@ public final class StandaloneConsumer implements AutoCloseable {
     return pool;
   }
 
-  /** The innermost cause's class and first line: the driver's words, never the password. */
-  private static String reason(Throwable e) {
+  /** {@code text} as the inside of a JSON string: quotes, backslashes and controls escaped. */
+  private static String jsonText(String text) {
+    StringBuilder out = new StringBuilder(text.length());
+    for (char c : text.toCharArray()) {
+      if (c == '"' || c == '\\') {
+        out.append('\\').append(c);
+      } else if (c < 0x20) {
+        out.append(String.format("\\u%04x", (int) c));
+      } else {
+        out.append(c);
+      }
+    }
+    return out.toString();
+  }
+
+  /**
+   * The innermost cause's class and first line, through the inbox's scrub: the server may repeat a
+   * user name that swallowed the password, and the driver a {@code password=} parameter.
+   */
+  private static String reason(Throwable e, String password) {
     Throwable root = e;
     while (root.getCause() != null && root.getCause() != root) {
       root = root.getCause();
     }
     String message =
         root.getMessage() == null ? "" : root.getMessage().lines().findFirst().orElse("");
-    return root.getClass().getSimpleName() + ": " + message;
+    return DatabaseMessages.scrub(root.getClass().getSimpleName() + ": " + message, password);
   }
 
   /**

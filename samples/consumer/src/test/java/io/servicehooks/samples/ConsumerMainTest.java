@@ -131,6 +131,29 @@ final class ConsumerMainTest {
   }
 
   @Test
+  void run_semicolonSeparatedDatabaseUrl_exits2WithOneLineWithoutPassword() throws Exception {
+    // pgjdbc would take "postgres;password=S3cretPW" as the user name, and the server's error would
+    // repeat it.
+    assertThat(
+            run(
+                Map.of(
+                    "SERVICE_CONSUMER_SECRET",
+                    "s",
+                    "PORT",
+                    "0",
+                    "HOST",
+                    "127.0.0.1",
+                    "DATABASE_URL",
+                    "jdbc:postgresql://127.0.0.1:5432/test?user=postgres;password=S3cretPW")))
+        .isEqualTo(2);
+    String printed = err.toString(StandardCharsets.UTF_8) + out.toString(StandardCharsets.UTF_8);
+    assertThat(err.toString(StandardCharsets.UTF_8).strip())
+        .startsWith("servicehooks-consumer: DATABASE_URL separates parameters with ';'")
+        .doesNotContain("\n");
+    assertThat(printed).doesNotContain("S3cretPW");
+  }
+
+  @Test
   @Timeout(30)
   void run_unreachableDatabase_exits2WithOneLineNamingTheRedactedUrl() throws Exception {
     // Port 9 (discard) on the loopback: nothing listens, the connection is refused at once.

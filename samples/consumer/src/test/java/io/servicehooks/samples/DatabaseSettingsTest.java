@@ -167,4 +167,29 @@ final class DatabaseSettingsTest {
           .hasMessageContaining(bad.getValue());
     }
   }
+
+  @Test
+  void parse_semicolonBetweenParameters_refusedInOneLineWithoutThePassword() {
+    for (String url :
+        new String[] {
+          "jdbc:postgresql://127.0.0.1:5432/test?user=postgres;password=S3cretPW",
+          "jdbc:postgresql://127.0.0.1:5432/test;user=postgres;password=S3cretPW",
+          "postgres://127.0.0.1:5432/test?user=postgres;password=S3cretPW"
+        }) {
+      assertThatThrownBy(() -> DatabaseSettings.parse(url, null, null))
+          .as(url)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageStartingWith("DATABASE_URL separates parameters with ';'")
+          .hasMessageNotContaining("S3cretPW")
+          .hasMessageNotContaining("\n");
+    }
+  }
+
+  @Test
+  void parse_semicolonInsideUserInfo_isThePasswordsOwn() {
+    DatabaseSettings d =
+        DatabaseSettings.parse("postgres://app:pa;ss@db.example/inbox", null, null);
+    assertThat(d.password()).isEqualTo("pa;ss");
+    assertThat(d.toString()).doesNotContain("pa;ss");
+  }
 }
