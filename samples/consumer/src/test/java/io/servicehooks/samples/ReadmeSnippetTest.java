@@ -15,8 +15,8 @@ import org.junit.jupiter.api.Test;
  * The Java examples of the README and the docs/ pages are code that compiles here ({@link
  * QuickStart}, {@link PlainJavaBot}, {@link SeveralInstances}, the store in "Write your own store"
  * {@link MapDeduplicator}, "Catching up after downtime" {@link CatchUpBot}), every snippet has its
- * imports and they name real types, and "Use it in your project" gives the version the root pom
- * builds.
+ * imports and they name real types, and "Use it in your project" gives the coordinates on Maven
+ * Central of the version the root pom builds, and the snapshot to install until it is released.
  */
 final class ReadmeSnippetTest {
 
@@ -136,7 +136,7 @@ final class ReadmeSnippetTest {
   }
 
   @Test
-  void useItInYourProject_namesInstallCommandAndTheBuiltVersion() throws Exception {
+  void useItInYourProject_namesCentralCoordinatesAndTheInstallCommand() throws Exception {
     String pom = Files.readString(ROOT.resolve("pom.xml"));
     Matcher v =
         Pattern.compile(
@@ -147,11 +147,16 @@ final class ReadmeSnippetTest {
     String readme = readme();
     String section = readme.substring(readme.indexOf("## Use it in your project"));
     section = section.substring(0, section.indexOf("\n## ", 3));
+    // The coordinates as they will be on Maven Central (the release of the version being built),
+    // and, until that release, the snapshot that `./mvnw install` puts into ~/.m2.
+    String release = version.replaceFirst("-SNAPSHOT$", "");
+    if (!release.equals(version)) {
+      assertThat(section).contains("`" + version + "`");
+    }
     assertThat(section)
         .contains("./mvnw -B -DskipTests install")
-        .contains("`io.servicehooks`")
-        .contains("`" + version + "`")
-        .contains("<artifactId>servicehooks-bom</artifactId>\n      <version>" + version)
+        .contains("`io.servicehooks:<artifactId>:" + release + "`")
+        .contains("<artifactId>servicehooks-bom</artifactId>\n      <version>" + release)
         .contains("<scope>import</scope>")
         .contains("slf4j-api")
         .contains("0.0.0.0")
