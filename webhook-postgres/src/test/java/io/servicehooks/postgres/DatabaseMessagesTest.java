@@ -3,6 +3,7 @@ package io.servicehooks.postgres;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.servicehooks.testsupport.TestDatabase;
 import java.net.URI;
 import java.sql.Connection;
 import java.sql.SQLException;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.servicehooks.testsupport.TestDatabase;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
@@ -32,7 +33,7 @@ final class DoneMarkCutTest {
 
   @BeforeEach
   void setUp() throws Exception {
-    schema = new TestDatabase.Schema();
+    schema = TestDatabase.schema();
     try (HikariDataSource direct = TestDatabase.pool(2)) {
       PostgresInbox.builder()
           .dataSource(direct)

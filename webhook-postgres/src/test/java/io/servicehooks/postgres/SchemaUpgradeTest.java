@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.zaxxer.hikari.HikariDataSource;
 import io.servicehooks.core.PayloadFamily;
 import io.servicehooks.core.StoredEvent;
+import io.servicehooks.testsupport.TestDatabase;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
@@ -30,7 +31,7 @@ final class SchemaUpgradeTest {
 
   @BeforeEach
   void setUp() throws Exception {
-    schema = new TestDatabase.Schema();
+    schema = TestDatabase.schema();
     pool = TestDatabase.pool(6);
   }
 

@@ -15,6 +15,7 @@ import io.servicehooks.core.WebhookRequest;
 import io.servicehooks.core.WebhookResponse;
 import io.servicehooks.testkit.Events;
 import io.servicehooks.testkit.TestSigner;
+import io.servicehooks.testsupport.TestRedis;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -8,6 +8,7 @@ import io.servicehooks.core.WebhookConsumer;
 import io.servicehooks.testkit.DeliveryAttempt;
 import io.servicehooks.testkit.Events;
 import io.servicehooks.testkit.PlatformSimulator;
+import io.servicehooks.testsupport.TestRedis;
 import io.servicehooks.undertow.WebhookServer;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -3,6 +3,7 @@ package io.servicehooks.samples;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.servicehooks.testsupport.TestDatabase;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -23,7 +24,7 @@ final class DurableHealthTest {
 
   @Test
   void health_inboxThreadGone_downWith503NamingIt() throws Exception {
-    try (TestDatabase.Schema schema = new TestDatabase.Schema()) {
+    try (TestDatabase.Schema schema = TestDatabase.schemaToBeCreated()) {
       DatabaseSettings database =
           DatabaseSettings.fromEnvironment(
               Map.of("DATABASE_URL", TestDatabase.url(), "DATABASE_SCHEMA", schema.name));

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.servicehooks.core.WebhookConsumer;
 import io.servicehooks.testkit.TestSigner;
+import io.servicehooks.testsupport.TestDatabase;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -89,7 +90,7 @@ final class LargeBatchIT {
   @Test
   void oneMebibyteBatches_in256MiBHeap_storedRunAndDoneWithHealthUp(@TempDir Path dir)
       throws Exception {
-    schema = new TestDatabase.Schema();
+    schema = TestDatabase.schemaToBeCreated();
     int port = freePort();
     Map<String, String> env = new HashMap<>();
     env.put("SERVICE_CONSUMER_SECRET", SECRET);
