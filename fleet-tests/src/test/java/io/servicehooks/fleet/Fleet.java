@@ -74,6 +74,8 @@ final class Fleet implements AutoCloseable {
       network.addNamespace(n);
     }
     Path logs = Path.of("target/fleet/" + name);
+    // The logs are the record of what ran: a previous run's lines would count as this run's.
+    Network.must("rm", "-rf", logs.toString());
     Files.createDirectories(logs);
     return new Fleet(network, logs);
   }

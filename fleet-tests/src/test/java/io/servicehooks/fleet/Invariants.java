@@ -64,9 +64,11 @@ final class Invariants {
         }
         slowestMs = Math.max(slowestMs, a.millis());
       }
+      Set<String> ids = new TreeSet<>();
+      answers.forEach(a -> ids.add(a.id()));
       acked.removeAll(handled.keySet());
       lost = acked.size();
-      duplicates = (int) handled.values().stream().filter(c -> c > 1).count();
+      duplicates = (int) ids.stream().filter(id -> handled.getOrDefault(id, 0) > 1).count();
       return this;
     }
 

@@ -116,6 +116,11 @@ final class Stores {
       if (process != null) {
         process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         process = null;
+        try {
+          Files.deleteIfExists(DIR.resolve("redis.pid"));
+        } catch (IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
       }
     }
 
@@ -153,13 +158,12 @@ final class Stores {
     private final Path data = DIR.resolve("pg");
 
     /** The JDBC URL an instance in a namespace uses. */
-    String url(String schema) {
+    String url() {
       return "jdbc:postgresql://"
           + Network.STORE_HOST
           + ":"
           + POSTGRES_PORT
-          + "/postgres?user=postgres&currentSchema="
-          + schema;
+          + "/postgres?user=postgres";
     }
 
     void init() throws IOException {
@@ -193,8 +197,10 @@ final class Stores {
               + "unix_socket_directories = '"
               + data
               + "'\n"
-              // Speed only: the stops below are of the server, never of this machine's disks.
-              + "fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n"
+              // Speed only: the stops below are of the server, never of this machine, so what
+              // reached the OS survives them. synchronous_commit stays on: a commit is in the WAL
+              // before it is answered, or an immediate stop would lose acknowledged events.
+              + "fsync = off\nfull_page_writes = off\n"
               + "max_connections = 100\nshared_buffers = 32MB\n",
           java.nio.file.StandardOpenOption.APPEND);
       pgCtl("-l", DIR.resolve("pg.log").toString(), "-w", "-t", "60", "start");
