@@ -42,6 +42,38 @@ LOGS=$(mktemp -d /tmp/servicehooks-soak.XXXXXX)
 SCHEMA=soak_$$
 mkdir -p "$OUT"
 
+# chart CSV PNG TITLE: the soak's PNG (four panels) from its CSV.
+chart() {
+  gnuplot <<EOF
+set datafile separator ","
+set terminal pngcairo size 1200,1100 font ",10" noenhanced
+set output "$2"
+set key autotitle columnhead outside right
+set xlabel "seconds"
+set multiplot layout 4,1 title "servicehooks soak $3"
+set ylabel "MiB"
+set title "RSS"
+plot for [c in "2 6 10 14"] "$1" using 1:int(c) with lines
+set title "heap after a full GC"
+set yrange [0:*]
+plot for [c in "3 7 11 15"] "$1" using 1:int(c) with lines
+set ylabel "ms"
+set title "p99 answer (last 10 s), inbox lag"
+plot "$1" using 1:"p99_ms" with lines, "" using 1:"inbox_lag_ms" with lines
+set ylabel ""
+set title "threads, open files, inbox pending, Redis used MiB"
+plot for [c in "4 5 8 9 12 13 16 17"] "$1" using 1:int(c) with lines, \\
+  "" using 1:"inbox_pending" with lines, "" using 1:"redis_used_mib" with lines
+unset multiplot
+EOF
+}
+
+if [ -n "${SOAK_CHART_ONLY:-}" ]; then  # redraw the chart of an earlier run: SOAK_CHART_ONLY=x.csv
+  command -v gnuplot >/dev/null || apt-get install -y -q gnuplot-nox >/dev/null
+  chart "$SOAK_CHART_ONLY" "${SOAK_CHART_ONLY%.csv}.png" "$(basename "${SOAK_CHART_ONLY%.csv}")"
+  exit 0
+fi
+
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
   ./mvnw -q -B -DskipTests package -pl benchmarks -am
 fi
@@ -103,24 +135,6 @@ SOAK_TARGETS=$TARGETS SOAK_PIDS=$PROCS SOAK_MINUTES=$SOAK_MINUTES \
 held=${PIPESTATUS[0]}
 set -e
 
-gnuplot <<EOF
-set datafile separator ","
-set terminal pngcairo size 1200,900 font ",10"
-set output "$PNG"
-set key autotitle columnhead outside right
-set multiplot layout 3,1 title "servicehooks soak ${STAMP}: ${SOAK_MINUTES} min, ${SOAK_RATE}/s per pair, 10% copies, 1% failing listeners"
-set xlabel "seconds"
-set ylabel "MiB"
-set title "RSS and heap after GC"
-plot for [c in "2 3 6 7 10 11 14 15"] "$CSV" using 1:int(c) with lines
-set ylabel "ms"
-set title "p99 answer, inbox lag"
-plot "$CSV" using 1:"p99_ms" with lines, "" using 1:"inbox_lag_ms" with lines
-set ylabel ""
-set title "threads, open files, inbox pending, Redis MiB"
-plot for [c in "4 5 8 9 12 13 16 17"] "$CSV" using 1:int(c) with lines, \
-  "" using 1:"inbox_pending" with lines, "" using 1:"redis_used_mib" with lines
-unset multiplot
-EOF
+chart "$CSV" "$PNG" "$STAMP: ${SOAK_MINUTES} min, ${SOAK_RATE}/s per pair, 10% copies, 1% failing listeners"
 echo "soak: $CSV, $PNG, verdict in $OUT/soak-$STAMP.txt" >&2
 exit "$held"
