@@ -8,9 +8,12 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -39,8 +42,11 @@ final class Fleet implements AutoCloseable {
   private static final Pattern HANDLED = Pattern.compile("Handled post\\.create event (\\S+)$");
   private static final Pattern ERROR = Pattern.compile("\"error\"\\s*:\\s*\"([a-z_]+)\"");
 
+  private static final Path LOCK = Path.of("/tmp/shf.lock");
+
   final Network network;
   final Path logs;
+  private final FileLock lock;
   private final JarProcesses jars = new JarProcesses(JAR);
   private final Map<Integer, Instance> instances = new TreeMap<>();
   private final ConcurrentLinkedQueue<Answer> answers = new ConcurrentLinkedQueue<>();
@@ -50,16 +56,17 @@ final class Fleet implements AutoCloseable {
           .executor(Executors.newFixedThreadPool(16))
           .build();
 
-  private Fleet(Network network, Path logs) {
+  private Fleet(Network network, Path logs, FileLock lock) {
     this.network = network;
     this.logs = logs;
+    this.lock = lock;
   }
 
   /**
    * Skips the calling test class, with one line saying why, where the fleet cannot run; else
    * removes a crashed run's leftovers and makes the network.
    */
-  static Fleet create(String name, int size) throws IOException {
+  static Fleet create(String name, int size) throws IOException, InterruptedException {
     Optional<String> why = Network.unavailable().or(Stores::unavailable);
     if (why.isEmpty() && !Files.exists(JAR)) {
       why = Optional.of("no " + JAR + " (build samples/consumer first)");
@@ -68,16 +75,40 @@ final class Fleet implements AutoCloseable {
       System.out.println("Fleet tests skipped: " + why.get());
       Assumptions.abort("Fleet tests skipped: " + why.get());
     }
-    Stores.removeLeftovers();
-    Network network = Network.create();
-    for (int n = 1; n <= size; n++) {
-      network.addNamespace(n);
+    // One fleet per machine at a time: the names, addresses and ports are fixed, and a second run's
+    // clean-up would take the first one's namespaces away.
+    FileChannel lock = FileChannel.open(LOCK, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+    long deadline = System.nanoTime() + Duration.ofMinutes(10).toNanos();
+    FileLock held;
+    while ((held = lock.tryLock()) == null) {
+      if (System.nanoTime() > deadline) {
+        lock.close();
+        System.out.println(
+            "Fleet tests skipped: another fleet run held " + LOCK + " for 10 minutes");
+        Assumptions.abort("another fleet run holds " + LOCK);
+      }
+      TimeUnit.MILLISECONDS.sleep(500); // polling a lock another process holds
     }
-    Path logs = Path.of("target/fleet/" + name);
-    // The logs are the record of what ran: a previous run's lines would count as this run's.
-    Network.must("rm", "-rf", logs.toString());
-    Files.createDirectories(logs);
-    return new Fleet(network, logs);
+    try {
+      Stores.removeLeftovers();
+      Network network = Network.create();
+      try {
+        for (int n = 1; n <= size; n++) {
+          network.addNamespace(n);
+        }
+        Path logs = Path.of("target/fleet/" + name);
+        // The logs are the record of what ran: a previous run's lines would count as this run's.
+        Network.must("rm", "-rf", logs.toString());
+        Files.createDirectories(logs);
+        return new Fleet(network, logs, held);
+      } catch (IOException | RuntimeException e) {
+        network.close();
+        throw e;
+      }
+    } catch (IOException | RuntimeException e) {
+      lock.close();
+      throw e;
+    }
   }
 
   /** Starts instance {@code n} in its namespace with {@code env} and waits until it is healthy. */
@@ -168,7 +199,11 @@ final class Fleet implements AutoCloseable {
     try {
       jars.close();
     } finally {
-      network.close();
+      try {
+        network.close();
+      } finally {
+        lock.channel().close();
+      }
     }
   }
 

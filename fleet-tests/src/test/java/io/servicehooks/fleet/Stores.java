@@ -31,7 +31,7 @@ final class Stores {
 
   /** Why the stores cannot run here, or empty. */
   static Optional<String> unavailable() {
-    for (String tool : List.of("redis-server", "initdb", "pg_ctl", "runuser")) {
+    for (String tool : List.of("redis-server", "redis-cli", "initdb", "pg_ctl", "runuser")) {
       if (which(tool).isEmpty()) {
         return Optional.of("no `" + tool + "` on PATH");
       }
