@@ -2,7 +2,7 @@
 # Sets the version of every module to $1: the parent, the BOM (which has no parent) and every
 # child's <parent> reference. What a release commit does (docs/releasing.md), and what
 # build/release-rehearsal.sh does on its copy of the tree.
-#   build/set-version.sh 0.1.0           # the release commit
+#   build/set-version.sh 0.1.0           # the release commit (also dates project.build.outputTimestamp)
 #   build/set-version.sh 0.2.0-SNAPSHOT  # the commit after it
 set -euo pipefail
 if [ $# -ne 1 ] || [ -z "$1" ]; then
@@ -27,6 +27,15 @@ find "$root" -name pom.xml -not -path '*/target/*' -print0 |
     sed -i.bak "s:<version>${old//./\\.}</version>:<version>$new</version>:g" "$pom"
     rm -f "$pom.bak"
   done
+# A release carries its own time in every jar entry, as the release plugin does: the tag then
+# rebuilds byte for byte (build/reproducible.sh). Snapshots keep the time they have.
+if [ "${new%-SNAPSHOT}" = "$new" ]; then
+  stamp="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  for pom in "$root/pom.xml" "$root/servicehooks-bom/pom.xml"; do
+    sed -i.bak "s#<project.build.outputTimestamp>[^<]*</project.build.outputTimestamp>#<project.build.outputTimestamp>$stamp</project.build.outputTimestamp>#" "$pom"
+    rm -f "$pom.bak"
+  done
+fi
 left="$(grep -rl --include=pom.xml "<version>$old</version>" "$root" | grep -v /target/ || true)"
 if [ -n "$left" ]; then
   echo "set-version: $old is still in: $left" >&2
