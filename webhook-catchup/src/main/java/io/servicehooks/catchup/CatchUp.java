@@ -49,6 +49,10 @@ import org.slf4j.LoggerFactory;
  * <h2>What it guarantees</h2>
  *
  * <ul>
+ *   <li>The heartbeat means "answered 2xx": {@link #install} also observes the consumer's answers
+ *       ({@link WebhookConsumer.Builder#onAnswered}), so while every delivery is refused (5xx: the
+ *       dedup store or the inbox down) the heartbeat stops, and a refused period longer than the
+ *       gap threshold is replayed once deliveries are answered again.
  *   <li>The job is recorded in the store before the platform is called, and its id as soon as the
  *       platform answers, so a restart finds a job in progress and waits for its {@code
  *       replay_job_status} instead of asking again for the same window.

@@ -429,6 +429,17 @@ public final class RedisDeduplicator implements Deduplicator, AutoCloseable {
 
   private void releaseWaiting() {
     releaseScheduled.set(false);
+    if (closed.get()) {
+      return;
+    }
+    if (!connection.isOpen()) {
+      // Every release would be rejected at once: wait for the reconnect instead.
+      if (releaseScheduled.compareAndSet(false, true)) {
+        CompletableFuture.delayedExecutor(UNANSWERED_RETRY.toMillis(), TimeUnit.MILLISECONDS)
+            .execute(this::releaseWaiting);
+      }
+      return;
+    }
     for (int n = unansweredCount.get(); n > 0; n--) {
       Unanswered claim = unanswered.poll();
       if (claim == null) {
