@@ -42,6 +42,13 @@ final class InboxDatabase {
       throw new ServicehooksCli.UsageException(
           "the inbox database URL must start with jdbc:postgresql:");
     }
+    if (url.indexOf(';') >= 0) {
+      // pgjdbc does not split on ';': "?user=u;password=p" makes the whole tail the user name,
+      // and the server's "role does not exist" would repeat the password
+      throw new ServicehooksCli.UsageException(
+          "the inbox database URL separates parameters with ';': use '&' (and %3B for a ';' in a"
+              + " value)");
+    }
     if (jdbcUrlFlag != null && url.toLowerCase(Locale.ROOT).contains("password=")) {
       // a flag is visible in the process list and the shell history
       throw new ServicehooksCli.UsageException(

@@ -359,6 +359,24 @@ final class InboxCommandTest {
   }
 
   @Test
+  void jdbcUrl_semicolonSeparators_refusedInOneLineWithoutThePassword() {
+    Cli.Run run =
+        Cli.run(
+            Map.of(
+                InboxDatabase.URL_VARIABLE,
+                "jdbc:postgresql://127.0.0.1:5432/test?user=postgres;password=S3cretPW"),
+            "inbox",
+            "stats");
+
+    assertThat(run.exitCode()).as(run.toString()).isEqualTo(2);
+    assertThat(run.err().strip())
+        .contains("separates parameters with ';'")
+        .doesNotContain("S3cretPW")
+        .doesNotContain("\n");
+    assertThat(run.out()).doesNotContain("S3cretPW");
+  }
+
+  @Test
   void jdbcUrlFlag_withPassword_refusedWithoutEchoingIt() {
     Cli.Run run =
         Cli.run(

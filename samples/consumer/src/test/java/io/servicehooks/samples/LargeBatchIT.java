@@ -138,8 +138,8 @@ final class LargeBatchIT {
     assertThat(log).doesNotContain("OutOfMemoryError").doesNotContain("starts over");
     System.out.printf(
         "LargeBatchIT: %d events (%d in the fullest 1 MiB batch) stored in %.1f s, all done %.1f s"
-            + " later, -Xmx256m%n",
-        events, most[0], (stored - began) / 1e9, (done - stored) / 1e9);
+            + " later, -Xmx256m; answers to the 2,000-item batch %s, to the fullest %s%n",
+        events, most[0], (stored - began) / 1e9, (done - stored) / 1e9, reviewAnswers, bigAnswers);
   }
 
   /** Sends until answered 200, as the platform retries; the statuses in order (0: no answer). */
