@@ -11,9 +11,10 @@ import java.util.Map;
  * listener can be added: {@code IO_THREADS}, {@code WORKER_THREADS} (0 or unset: the jar's
  * defaults), {@code LISTENER_MODE=worker|inline}, {@code PORT}, {@code SERVICE_CONSUMER_SECRET},
  * {@code NOOP_LISTENER=true} (one listener that does nothing, so worker mode hands each new event
- * off), {@code REDIS_URL} and {@code REDIS_PREFIX} (dedup on Redis, as in the jar), and the
- * consumer jar's {@code DATABASE_URL} settings (durable mode, as the jar reads them). Events are
- * not logged; bound to 127.0.0.1.
+ * off), {@code FAIL_PERCENT} (a listener that throws in that share of its runs: the soak's 1%),
+ * {@code REDIS_URL} and {@code REDIS_PREFIX} (dedup on Redis, as in the jar), and the consumer
+ * jar's {@code DATABASE_URL} settings (durable mode, as the jar reads them). Events are not logged;
+ * bound to 127.0.0.1.
  *
  * <p>{@code IO_THREADS=1 PORT=18080 java -cp benchmarks.jar
  * io.servicehooks.benchmarks.TunedConsumer}
@@ -44,6 +45,7 @@ public final class TunedConsumer {
                 threads(env, "WORKER_THREADS", ConsumerMain.defaultWorkerThreads(CORES)))
             .withRedis(env.get("REDIS_URL"), env.get("REDIS_PREFIX"));
     boolean noopListener = Boolean.parseBoolean(env.getOrDefault("NOOP_LISTENER", "false"));
+    int failPercent = Integer.parseInt(env.getOrDefault("FAIL_PERCENT", "0"));
     StandaloneConsumer consumer =
         StandaloneConsumer.start(
             settings,
@@ -51,6 +53,17 @@ public final class TunedConsumer {
             b -> {
               if (noopListener) {
                 b.onAny(event -> {}); // something to run, so worker mode hands every new event off
+              }
+              if (failPercent > 0) {
+                // The soak's failing listeners: each run fails with this chance, so a retry
+                // succeeds.
+                b.onAny(
+                    event -> {
+                      if (java.util.concurrent.ThreadLocalRandom.current().nextInt(100)
+                          < failPercent) {
+                        throw new IllegalStateException("FAIL_PERCENT (a rehearsal)");
+                      }
+                    });
               }
             });
     Runtime.getRuntime().addShutdownHook(new Thread(consumer::close, "tuned-consumer-shutdown"));

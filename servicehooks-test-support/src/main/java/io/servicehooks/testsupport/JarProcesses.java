@@ -115,8 +115,9 @@ public final class JarProcesses implements AutoCloseable, AfterEachCallback {
   public final class Launch {
     private final Map<String, String> env = new LinkedHashMap<>();
     private final Set<String> without = new LinkedHashSet<>();
-    private final List<String> jvmOptions = new ArrayList<>();
     private final List<String> args = new ArrayList<>();
+    private final List<String> via = new ArrayList<>();
+    private final List<String> jvmOptions = new ArrayList<>();
     private ProcessBuilder.Redirect output;
 
     private Launch() {}
@@ -139,8 +140,18 @@ public final class JarProcesses implements AutoCloseable, AfterEachCallback {
       return this;
     }
 
-    /** JVM options before {@code -jar}, such as {@code -Xmx256m}. */
-    public Launch jvmOptions(String... options) {
+    /**
+     * A command that runs {@code java} for us, before it on the command line: {@code ip netns exec
+     * ns} runs the jar in a network namespace (it execs, so the process is still the JVM and a
+     * SIGKILL reaches it).
+     */
+    public Launch via(String... command) {
+      via.addAll(List.of(command));
+      return this;
+    }
+
+    /** JVM options before {@code -jar}, as {@code -Xmx128m}. */
+    public Launch jvm(String... options) {
       jvmOptions.addAll(List.of(options));
       return this;
     }
@@ -168,7 +179,8 @@ public final class JarProcesses implements AutoCloseable, AfterEachCallback {
      * output is left on {@link Process#getInputStream()} for the test to read.
      */
     public Process start() throws IOException {
-      List<String> command = new ArrayList<>(List.of(java()));
+      List<String> command = new ArrayList<>(via);
+      command.add(java());
       command.addAll(jvmOptions);
       command.addAll(List.of("-jar", jar.toString()));
       command.addAll(args);

@@ -167,7 +167,7 @@ final class LargeBatchIT {
   }
 
   private Process start(Path output, Map<String, String> env) throws IOException {
-    return jars.launch().jvmOptions("-Xmx256m").env(env).appendOutput(output).start();
+    return jars.launch().jvm("-Xmx256m").env(env).appendOutput(output).start();
   }
 
   private static void awaitHealth(int port, int status) {
