@@ -147,7 +147,10 @@ final class SharedStoresTest {
             });
     simulator.deliverToStream(event("after"));
     await().atMost(Duration.ofSeconds(10)).until(() -> handled.contains("after"));
-    assertThat(handled).containsExactly("before", "during-1", "during-2", "after");
+    // each once; durable mode promises no order (the inbox's workers take due rows as they come,
+    // and the two refused events came back in one backfill)
+    assertThat(handled).containsExactlyInAnyOrder("before", "during-1", "during-2", "after");
+    assertThat(handled.get(0)).isEqualTo("before");
     assertThat(schema.number("SELECT count(*) FROM " + schema.table())).isEqualTo(4);
   }
 
