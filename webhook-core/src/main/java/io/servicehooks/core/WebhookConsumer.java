@@ -263,12 +263,9 @@ public final class WebhookConsumer implements AutoCloseable {
   private CompletableFuture<WebhookResponse> delivery(
       byte[] body, String signature, Executor executor) {
     long start = System.nanoTime();
-    if (closed.get()) {
-      return answers.done(
-          Answers.reject(503, "rejected", "shutting_down", "consumer is shutting down"), start);
-    }
-    if (body.length > maxBodyBytes) {
-      return CompletableFuture.completedFuture(payloadTooLarge());
+    CompletableFuture<WebhookResponse> notTaken = notTaken(body, start);
+    if (notTaken != null) {
+      return notTaken;
     }
     WebhookResponse refused = verifier.refusal(body, signature);
     if (refused != null) {
@@ -300,6 +297,12 @@ public final class WebhookConsumer implements AutoCloseable {
   public CompletableFuture<WebhookResponse> handleFromOwnConnection(byte[] body) {
     Objects.requireNonNull(body, "body");
     long start = System.nanoTime();
+    CompletableFuture<WebhookResponse> notTaken = notTaken(body, start);
+    return notTaken != null ? notTaken : verified(body, start, null);
+  }
+
+  /** The answer for a delivery refused before anything is read (closing, too large), else null. */
+  private CompletableFuture<WebhookResponse> notTaken(byte[] body, long start) {
     if (closed.get()) {
       return answers.done(
           Answers.reject(503, "rejected", "shutting_down", "consumer is shutting down"), start);
@@ -307,7 +310,7 @@ public final class WebhookConsumer implements AutoCloseable {
     if (body.length > maxBodyBytes) {
       return CompletableFuture.completedFuture(payloadTooLarge());
     }
-    return verified(body, start, null);
+    return null;
   }
 
   /** A delivery whose origin is established: payload, then the acknowledgement mode. */

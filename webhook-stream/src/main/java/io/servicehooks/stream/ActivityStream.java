@@ -125,6 +125,8 @@ public final class ActivityStream implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int MAX_ERROR_BODY = 4096;
   private static final long NEVER = Long.MIN_VALUE;
+  // An event line opens with this key; read once per line, so made once here.
+  private static final byte[] DATA_KEY = "\"data\"".getBytes(StandardCharsets.US_ASCII);
 
   /** Where the stream is. */
   public enum State {
@@ -697,7 +699,8 @@ public final class ActivityStream implements AutoCloseable {
         return error;
       }
     }
-    byte[] event = first == 0 && end == bytes.length ? bytes : slice(bytes, first, end);
+    byte[] event =
+        first == 0 && end == bytes.length ? bytes : java.util.Arrays.copyOfRange(bytes, first, end);
     metrics.event();
     Line item = new Line(event, arrived, number);
     if (!handOff.offer(item)) {
@@ -772,12 +775,11 @@ public final class ActivityStream implements AutoCloseable {
     while (i < end && isSpace(b[i])) {
       i++;
     }
-    byte[] data = "\"data\"".getBytes(StandardCharsets.US_ASCII);
-    if (end - i < data.length) {
+    if (end - i < DATA_KEY.length) {
       return false;
     }
-    for (int k = 0; k < data.length; k++) {
-      if (b[i + k] != data[k]) {
+    for (int k = 0; k < DATA_KEY.length; k++) {
+      if (b[i + k] != DATA_KEY[k]) {
         return false;
       }
     }
@@ -786,12 +788,6 @@ public final class ActivityStream implements AutoCloseable {
 
   private static boolean isSpace(byte b) {
     return b == ' ' || b == '\r' || b == '\t' || b == '\n';
-  }
-
-  private static byte[] slice(byte[] b, int from, int to) {
-    byte[] out = new byte[to - from];
-    System.arraycopy(b, from, out, 0, out.length);
-    return out;
   }
 
   private void checkStall(long number) {
