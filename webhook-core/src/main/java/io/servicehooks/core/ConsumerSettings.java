@@ -58,7 +58,7 @@ final class ConsumerSettings {
   Duration dedupLease = Deduplicator.DEFAULT_LEASE;
   Duration dedupTimeout = WebhookConsumer.DEFAULT_DEDUP_TIMEOUT;
   boolean failOpen;
-  ScheduledExecutorService dedupScheduler = DedupGate.sharedScheduler();
+  ScheduledExecutorService dedupScheduler = DedupScheduler.shared();
 
   /** The platform gives up on an answer after this: every wait must end well before it. */
   private static final Duration ANSWER_BUDGET = Duration.ofSeconds(10);
