@@ -81,7 +81,7 @@ final class ReplayResource {
     if (from.isAfter(to)) {
       return Api.badRequest("from_date must not be after to_date");
     }
-    if (from.isBefore(Deliveries.oldestReplayable(now))) {
+    if (from.isBefore(DeliveryHistory.oldestReplayable(now))) {
       return Api.badRequest("from_date must be within the last 24 hours");
     }
     if (to.isAfter(now)) {
