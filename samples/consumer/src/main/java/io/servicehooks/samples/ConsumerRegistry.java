@@ -23,7 +23,9 @@ import java.util.Set;
  */
 final class ConsumerRegistry {
 
-  /** Timers published with {@link #BUCKETS}: a delivery's answer, a store call, an inbox attempt. */
+  /**
+   * Timers published with {@link #BUCKETS}: a delivery's answer, a store call, an inbox attempt.
+   */
   static final Set<String> HISTOGRAMS =
       Set.of("webhook.delivery.latency", "webhook.dedup.store", "webhook.inbox.processing");
 
