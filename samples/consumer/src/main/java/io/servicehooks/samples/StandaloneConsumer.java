@@ -2,7 +2,6 @@ package io.servicehooks.samples;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.servicehooks.core.WebhookConsumer;
 import io.servicehooks.postgres.PostgresInbox;
@@ -186,7 +185,7 @@ public final class StandaloneConsumer implements AutoCloseable {
       RedisDeduplicator store,
       StreamWiring.Config streamConfig,
       boolean webhookCatchUp) {
-    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    PrometheusMeterRegistry registry = ConsumerRegistry.create();
     WebhookConsumer.Builder builder =
         WebhookConsumer.builder()
             .consumerSecrets(settings.consumerSecrets())
