@@ -19,9 +19,18 @@
 # less than 1 MiB per 10 minutes, the inbox lag stays under 1 s and no answer is an error (500
 # listener_failed, the failing listeners' answer in synchronous mode, is not an error).
 #
+# The consumers run as docs/production.md ("Memory: a flat RSS") says to run them: heap fixed and
+# touched at start (-Xms = -Xmx, AlwaysPreTouch), freed native memory given back to the system
+# (TrimNativeHeapInterval) and at most two glibc malloc arenas (MALLOC_ARENA_MAX=2). Without them
+# RSS climbs for an hour and more while heap after GC is flat: memory the JVM freed (the JIT's
+# arenas, mostly) that glibc keeps in per-thread arenas (measured: jcmd System.trim_native_heap gave
+# back 20-30 MiB of a process after 10 minutes, more than RSS had grown), and heap pages touched
+# for the first time.
+#
 # Settings: SOAK_MINUTES=30 SOAK_WARMUP_MINUTES SOAK_RATE=50 SOAK_REDIS_PORT=16390 SKIP_BUILD=0
 #   BENCH_DATABASE_URL=jdbc:postgresql://127.0.0.1:5432/test?user=postgres
-#   SOAK_JVM_FLAGS="-Xmx128m -XX:+UseSerialGC"
+#   SOAK_JVM_FLAGS="-Xms128m -Xmx128m -XX:+AlwaysPreTouch -XX:+UseSerialGC
+#     -XX:TrimNativeHeapInterval=30000"   SOAK_MALLOC_ARENA_MAX=2
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -31,7 +40,8 @@ SOAK_WARMUP_MINUTES=${SOAK_WARMUP_MINUTES:-$(awk "BEGIN { print $SOAK_MINUTES / 
 SOAK_RATE=${SOAK_RATE:-50}
 SOAK_REDIS_PORT=${SOAK_REDIS_PORT:-16390}
 BENCH_DATABASE_URL=${BENCH_DATABASE_URL:-jdbc:postgresql://127.0.0.1:5432/test?user=postgres}
-read -r -a JVM <<<"${SOAK_JVM_FLAGS:--Xmx128m -XX:+UseSerialGC}"
+read -r -a JVM <<<"${SOAK_JVM_FLAGS:--Xms128m -Xmx128m -XX:+AlwaysPreTouch -XX:+UseSerialGC -XX:TrimNativeHeapInterval=30000}"
+SOAK_MALLOC_ARENA_MAX=${SOAK_MALLOC_ARENA_MAX:-2}
 BENCH_JAR=$ROOT/benchmarks/target/benchmarks.jar
 SECRET=soak-consumer-secret
 STAMP=$(date -u +%Y%m%d-%H%M)
@@ -108,7 +118,7 @@ for name in redis-a redis-b durable-a durable-b; do
     extra=(DATABASE_URL=$BENCH_DATABASE_URL DATABASE_SCHEMA=$SCHEMA WORKER_THREADS=2
       INBOX_RETRY_BASE_MS=200)
   fi
-  env "${common[@]}" "${extra[@]}" java "${JVM[@]}" -cp "$BENCH_JAR" \
+  env MALLOC_ARENA_MAX="$SOAK_MALLOC_ARENA_MAX" "${common[@]}" "${extra[@]}" java "${JVM[@]}" -cp "$BENCH_JAR" \
     io.servicehooks.benchmarks.TunedConsumer >"$LOGS/$name.log" 2>&1 &
   PIDS+=($!)
   TARGETS+="${TARGETS:+,}$name=http://127.0.0.1:${PORT[$name]}/webhooks"

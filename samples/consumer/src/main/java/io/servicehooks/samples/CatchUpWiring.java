@@ -33,6 +33,9 @@ import org.postgresql.ds.PGSimpleDataSource;
  *   DATABASE_URL         PostgreSQL (jdbc:postgresql://... or postgres://user:password@host/db),
  *                        table servicehooks_catchup, created when absent
  *   CATCH_UP_FILE        a local file, default ./servicehooks-heartbeat
+ * CATCH_UP_HEARTBEAT_MS      how often the heartbeat is recorded, in ms (default 30000)
+ * CATCH_UP_GAP_THRESHOLD_MS  how old the heartbeat, or how long every delivery refused, must be
+ *                            for a replay, in ms (default 120000, above the heartbeat)
  * </pre>
  *
  * Secrets (API secret, token, passwords in the URLs) are never printed.
@@ -62,7 +65,9 @@ final class CatchUpWiring {
       String redisUrl,
       String redisPrefix,
       String databaseUrl,
-      Path file) {
+      Path file,
+      Duration heartbeatInterval,
+      Duration gapThreshold) {
     @Override
     public String toString() {
       return "CatchUpWiring.Config[baseUrl="
@@ -137,6 +142,18 @@ final class CatchUpWiring {
     if (kind == StoreKind.POSTGRES) {
       jdbcUrl(databaseUrl); // refuses a URL it cannot use, before start
     }
+    Duration heartbeat =
+        millis(env, "CATCH_UP_HEARTBEAT_MS", CatchUp.DEFAULT_HEARTBEAT_INTERVAL, 100, 3_600_000);
+    Duration threshold =
+        millis(env, "CATCH_UP_GAP_THRESHOLD_MS", CatchUp.DEFAULT_GAP_THRESHOLD, 200, 86_400_000);
+    if (threshold.compareTo(heartbeat) <= 0) {
+      throw new ConsumerMain.ConfigException(
+          "CATCH_UP_GAP_THRESHOLD_MS ("
+              + threshold.toMillis()
+              + ") must be above CATCH_UP_HEARTBEAT_MS ("
+              + heartbeat.toMillis()
+              + ")");
+    }
     return new Config(
         baseUrl,
         key,
@@ -149,7 +166,36 @@ final class CatchUpWiring {
         redisUrl,
         (prefix != null ? prefix : DEFAULT_REDIS_PREFIX) + ":catchup:",
         databaseUrl,
-        Path.of(file != null ? file : DEFAULT_FILE));
+        Path.of(file != null ? file : DEFAULT_FILE),
+        heartbeat,
+        threshold);
+  }
+
+  /** A duration given in milliseconds from {@code min} to {@code max}; {@code otherwise} unset. */
+  private static Duration millis(
+      Map<String, String> env, String name, Duration otherwise, long min, long max)
+      throws ConsumerMain.ConfigException {
+    String v = value(env, name);
+    if (v == null) {
+      return otherwise;
+    }
+    try {
+      long ms = Long.parseLong(v);
+      if (ms >= min && ms <= max) {
+        return Duration.ofMillis(ms);
+      }
+    } catch (NumberFormatException e) {
+      // the message below
+    }
+    throw new ConsumerMain.ConfigException(
+        name
+            + " must be a number of milliseconds from "
+            + min
+            + " to "
+            + max
+            + ", was '"
+            + v
+            + "'");
   }
 
   /** The catch-up of {@code config}, counting in {@code registry}. */
@@ -166,7 +212,12 @@ final class CatchUpWiring {
       client.apiCredentials(config.apiKey(), config.apiSecret());
     }
     CatchUp.Builder builder =
-        CatchUp.builder().client(client.build()).store(store(config)).meterRegistry(registry);
+        CatchUp.builder()
+            .client(client.build())
+            .store(store(config))
+            .heartbeatInterval(config.heartbeatInterval())
+            .gapThreshold(config.gapThreshold())
+            .meterRegistry(registry);
     if (config.webhookId() != null) {
       builder.webhookId(config.webhookId());
     } else {

@@ -77,6 +77,33 @@ final class CatchUpWiringTest {
   }
 
   @Test
+  void parse_heartbeatAndGapThreshold_inMillis_defaultsAsTheLibrary_thresholdAboveHeartbeat()
+      throws Exception {
+    CatchUpWiring.Config defaults = CatchUpWiring.parse(env());
+    assertThat(defaults.heartbeatInterval()).isEqualTo(CatchUp.DEFAULT_HEARTBEAT_INTERVAL);
+    assertThat(defaults.gapThreshold()).isEqualTo(CatchUp.DEFAULT_GAP_THRESHOLD);
+    CatchUpWiring.Config set =
+        CatchUpWiring.parse(
+            env("CATCH_UP_HEARTBEAT_MS", "500", "CATCH_UP_GAP_THRESHOLD_MS", " 3000 "));
+    assertThat(set.heartbeatInterval()).isEqualTo(Duration.ofMillis(500));
+    assertThat(set.gapThreshold()).isEqualTo(Duration.ofSeconds(3));
+    assertThat(
+            CatchUpWiring.build(
+                set, new io.micrometer.core.instrument.simple.SimpleMeterRegistry()))
+        .isNotNull();
+    assertThatThrownBy(() -> CatchUpWiring.parse(env("CATCH_UP_GAP_THRESHOLD_MS", "30000")))
+        .isInstanceOf(ConsumerMain.ConfigException.class)
+        .hasMessageContaining("CATCH_UP_GAP_THRESHOLD_MS (30000) must be above")
+        .hasMessageContaining("CATCH_UP_HEARTBEAT_MS (30000)");
+    assertThatThrownBy(() -> CatchUpWiring.parse(env("CATCH_UP_HEARTBEAT_MS", "2m")))
+        .isInstanceOf(ConsumerMain.ConfigException.class)
+        .hasMessageContaining("CATCH_UP_HEARTBEAT_MS must be a number of milliseconds")
+        .hasMessageContaining("'2m'");
+    assertThatThrownBy(() -> CatchUpWiring.parse(env("CATCH_UP_HEARTBEAT_MS", "0")))
+        .hasMessageContaining("from 100 to 3600000");
+  }
+
+  @Test
   void config_toString_leavesSecretsOut() throws Exception {
     String text =
         CatchUpWiring.parse(env("REDIS_URL", "redis://:RedisPassword1@h:6379")).toString();
