@@ -143,9 +143,9 @@ final class CatchUpWiring {
       jdbcUrl(databaseUrl); // refuses a URL it cannot use, before start
     }
     Duration heartbeat =
-        millis(env, "CATCH_UP_HEARTBEAT_MS", CatchUp.DEFAULT_HEARTBEAT_INTERVAL, 100, 3_600_000);
+        millis(env, CATCH_UP_HEARTBEAT_MS, CatchUp.DEFAULT_HEARTBEAT_INTERVAL, 100, 3_600_000);
     Duration threshold =
-        millis(env, "CATCH_UP_GAP_THRESHOLD_MS", CatchUp.DEFAULT_GAP_THRESHOLD, 200, 86_400_000);
+        millis(env, CATCH_UP_GAP_THRESHOLD_MS, CatchUp.DEFAULT_GAP_THRESHOLD, 200, 86_400_000);
     if (threshold.compareTo(heartbeat) <= 0) {
       throw new ConsumerMain.ConfigException(
           "CATCH_UP_GAP_THRESHOLD_MS ("
@@ -173,9 +173,9 @@ final class CatchUpWiring {
 
   /** A duration given in milliseconds from {@code min} to {@code max}; {@code otherwise} unset. */
   private static Duration millis(
-      Map<String, String> env, String name, Duration otherwise, long min, long max)
+      Map<String, String> env, Variable name, Duration otherwise, long min, long max)
       throws ConsumerMain.ConfigException {
-    String v = value(env, name);
+    String v = name.value(env);
     if (v == null) {
       return otherwise;
     }

@@ -28,9 +28,10 @@ public final class ConsumerMain {
           + "             LISTENER_MODE=worker|inline, LOG_EVENTS=true|false, IO_THREADS, WORKER_THREADS,\n"
           + "             LISTENER_DELAY_MS, LISTENER_FAIL, DATABASE_URL, DATABASE_USER, DATABASE_PASSWORD,\n"
           + "             DATABASE_SCHEMA, DATABASE_CREATE_SCHEMA, INBOX_MAX_ATTEMPTS, INBOX_RETRY_BASE_MS,\n"
-          + "             INBOX_LEASE_MS, REDIS_URL, REDIS_PREFIX, CATCH_UP=true|false (with\n"
+          + "             INBOX_LEASE_MS, INBOX_INSTANCE_NAME, REDIS_URL, REDIS_PREFIX, CATCH_UP=true|false (with\n"
           + "             SERVICE_API_BASE_URL, SERVICE_API_KEY, SERVICE_API_SECRET or SERVICE_BEARER_TOKEN,\n"
-          + "             WEBHOOK_URL or CATCH_UP_WEBHOOK_ID, and REDIS_URL, DATABASE_URL or CATCH_UP_FILE),\n"
+          + "             WEBHOOK_URL or CATCH_UP_WEBHOOK_ID, and REDIS_URL, DATABASE_URL or CATCH_UP_FILE;\n"
+          + "             CATCH_UP_HEARTBEAT_MS, CATCH_UP_GAP_THRESHOLD_MS),\n"
           + "             DELIVERY=webhook|stream|both (with SERVICE_API_BASE_URL, the credentials above and\n"
           + "             STREAM_BACKFILL_MINUTES=0..5)";
 

@@ -158,6 +158,18 @@ final class ConsumerVariables {
           null,
           "./servicehooks-heartbeat",
           "the heartbeat file when neither REDIS_URL nor DATABASE_URL is set");
+  static final Variable CATCH_UP_HEARTBEAT_MS =
+      new Variable(
+          "CATCH_UP_HEARTBEAT_MS",
+          null,
+          "30000",
+          "how often the heartbeat is recorded and a replay job looked after, in ms");
+  static final Variable CATCH_UP_GAP_THRESHOLD_MS =
+      new Variable(
+          "CATCH_UP_GAP_THRESHOLD_MS",
+          null,
+          "120000",
+          "how old the last heartbeat, or how long every delivery refused, must be for a replay");
 
   // ---- the activity stream (StreamWiring) ----
   static final Variable DELIVERY =
@@ -202,7 +214,9 @@ final class ConsumerVariables {
           WEBHOOK_URL,
           CATCH_UP_WEBHOOK_ID,
           ALLOW_INSECURE_URL,
-          CATCH_UP_FILE);
+          CATCH_UP_FILE,
+          CATCH_UP_HEARTBEAT_MS,
+          CATCH_UP_GAP_THRESHOLD_MS);
 
   private ConsumerVariables() {}
 }
