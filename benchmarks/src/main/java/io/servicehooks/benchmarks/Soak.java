@@ -43,6 +43,9 @@ import java.util.regex.Pattern;
  * {@code SOAK_RATE} (deliveries per second per pair), {@code SOAK_CSV}, {@code
  * SERVICE_CONSUMER_SECRET}, {@code DATABASE_URL} and {@code DATABASE_SCHEMA} (the durable pair's
  * inbox), {@code SOAK_REDIS_PORT}.
+ *
+ * <p>One class on purpose: a single-run benchmark program whose driver, sampler and verdict share
+ * the run's clock, counters and CSV columns; split, each part would only pass those around.
  */
 public final class Soak {
 
