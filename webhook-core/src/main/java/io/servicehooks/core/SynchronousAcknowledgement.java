@@ -43,13 +43,21 @@ final class SynchronousAcknowledgement implements AcknowledgementMode {
       return answer(events, claimed.join(), start, executor);
     }
     if (resumeOn != null) {
-      // The store answers later, on its own thread: run the rest on the executor, never there.
+      // The store answers later, on its own thread: run the rest on the executor, never there,
+      // when a listener is to run. Without one nothing left can block (ending the claims only asks
+      // the store again, asynchronously), so it goes on where the answer arrived: a hop to a
+      // worker and back would cost more than the rest of the delivery.
       CompletableFuture<WebhookResponse> result = new CompletableFuture<>();
       claimed.thenAccept(
-          claims ->
-              handOff
-                  .run(resumeOn, start, () -> answer(events, claims, start, null), owners(claims))
-                  .thenAccept(result::complete));
+          claims -> {
+            if (!listenersToRun(events, claims)) {
+              answerInPlace(events, claims, start, result);
+              return;
+            }
+            handOff
+                .run(resumeOn, start, () -> answer(events, claims, start, null), owners(claims))
+                .thenAccept(result::complete);
+          });
       return result;
     }
     if (listenersNonBlocking) {
@@ -60,6 +68,38 @@ final class SynchronousAcknowledgement implements AcknowledgementMode {
     }
     // No executor: the caller's thread may block (handle's contract) and runs the listeners.
     return answer(events, claimed.join(), start, null);
+  }
+
+  /** Whether an event this delivery owns has a listener (the only thing that may block). */
+  private boolean listenersToRun(List<WebhookEvent> events, List<DedupGate.Claim> claims) {
+    for (int i = 0; i < events.size(); i++) {
+      if (claims.get(i).kind() == DedupGate.Kind.OWNER
+          && dispatcher.hasListeners(events.get(i).type())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The rest of a delivery with no listener to run, on the thread that brought the claims. */
+  private void answerInPlace(
+      List<WebhookEvent> events,
+      List<DedupGate.Claim> claims,
+      long start,
+      CompletableFuture<WebhookResponse> result) {
+    try {
+      answer(events, claims, start, null)
+          .whenComplete(
+              (response, failure) ->
+                  result.complete(
+                      failure == null ? response : answers.internalError(failure, start)));
+    } catch (RuntimeException | Error unexpected) {
+      // The store or a bug, as on the executor: the request is answered, never left hanging.
+      result.complete(answers.internalError(unexpected, start));
+      if (unexpected instanceof VirtualMachineError vmError) {
+        throw vmError;
+      }
+    }
   }
 
   private static List<DedupGate.Claim> owners(List<DedupGate.Claim> claims) {

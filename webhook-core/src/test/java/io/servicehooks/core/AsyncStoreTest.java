@@ -66,6 +66,85 @@ final class AsyncStoreTest {
     assertThat(store.done).containsExactly("e:1");
   }
 
+  /**
+   * Issue 24: a store that never blocks (Redis) answers on its own thread. With no listener for the
+   * event nothing is left that may block, so the delivery ends there: no hop to the executor (a
+   * wake-up of a worker, then of the IO thread, per event); the claim is still marked done before
+   * the answer. An event with a listener still runs it on the executor, never on the store's
+   * thread.
+   */
+  @Test
+  void nonBlockingStoreAnswersLater_noListener_endsOnTheStoresThreadWithoutTheExecutor()
+      throws Exception {
+    TestStore store = new TestStore(false);
+    List<String> doneThreads = new CopyOnWriteArrayList<>();
+    ExecutorService storeThread = Executors.newSingleThreadExecutor(r -> new Thread(r, "store-io"));
+    try {
+      CompletableFuture<Void> answerNow = new CompletableFuture<>();
+      store.claimOverride =
+          key ->
+              answerNow.thenApplyAsync(
+                  ignored -> {
+                    store.claimOverride = k -> null;
+                    return store
+                        .claim(key, Deduplicator.DEFAULT_LEASE)
+                        .toCompletableFuture()
+                        .join();
+                  },
+                  storeThread);
+      java.util.concurrent.atomic.AtomicInteger handedOff =
+          new java.util.concurrent.atomic.AtomicInteger();
+      java.util.concurrent.Executor counting =
+          task -> {
+            handedOff.incrementAndGet();
+            pool.execute(task);
+          };
+      WebhookConsumer consumer =
+          WebhookConsumer.builder()
+              .consumerSecrets(SECRET)
+              .deduplicator(store)
+              .on("post.create", e -> listenerThreads.add(Thread.currentThread().getName()))
+              .build();
+
+      CompletableFuture<WebhookResponse> unlistened =
+          consumer
+              .adapterSupport()
+              .handle(signed(SECRET, envelope("1", "post.delete")), counting)
+              .whenComplete((r, f) -> doneThreads.add(Thread.currentThread().getName()));
+      await().atMost(Duration.ofSeconds(5)).until(() -> store.claims.size() == 1);
+      answerNow.complete(null);
+      WebhookResponse first = unlistened.get(5, TimeUnit.SECONDS);
+      assertThat(first.status()).isEqualTo(200);
+      assertThat(first.bodyAsString()).contains("\"status\":\"accepted\"");
+      assertThat(store.done).containsExactly("e:1");
+      assertThat(handedOff).hasValue(0);
+      assertThat(doneThreads).containsExactly("store-io");
+
+      store.claimOverride =
+          key ->
+              CompletableFuture.supplyAsync(
+                  () -> {
+                    store.claimOverride = k -> null;
+                    return store
+                        .claim(key, Deduplicator.DEFAULT_LEASE)
+                        .toCompletableFuture()
+                        .join();
+                  },
+                  storeThread);
+      WebhookResponse second =
+          consumer
+              .adapterSupport()
+              .handle(signed(SECRET, envelope("2", "post.create")), counting)
+              .get(5, TimeUnit.SECONDS);
+      assertThat(second.status()).isEqualTo(200);
+      assertThat(listenerThreads).containsExactly("listener-worker");
+      assertThat(handedOff).hasValue(1);
+      assertThat(store.done).containsExactly("e:1", "e:2");
+    } finally {
+      storeThread.shutdownNow();
+    }
+  }
+
   @Test
   void inMemoryStore_answeredOnTheCallingThread_futureAlreadyComplete() {
     WebhookConsumer consumer =
