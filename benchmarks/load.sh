@@ -34,6 +34,8 @@
 #                     synchronous API, the default; async: on the IO thread); a fresh prefix per cell
 #           d-worker-redis    the consumer jar exactly as d-worker (LISTENER_MODE=worker
 #                     LOG_EVENTS=false) with REDIS_URL=$BENCH_REDIS_URL and a fresh REDIS_PREFIX
+#           d-worker-redis-prev  d-worker-redis on the jar PREV_CONSUMER_JAR (a copy of an earlier
+#                     build), to measure a change in the same run as what it changed
 #           d-worker-durable  the consumer jar exactly as d-worker with DATABASE_URL=$BENCH_DATABASE_URL
 #                     and a fresh DATABASE_SCHEMA (durable mode, no listener)
 #   A suffix @ioN / @wN / @ioNwM sets Undertow IO / worker threads: for a and b through their env,
@@ -104,7 +106,8 @@ BENCH_REDIS_URL=${BENCH_REDIS_URL:-redis://127.0.0.1:6379}
 SECRET=bench-consumer-secret-0123456789abcdef # the pool is signed with it; not a real secret
 BENCH_JAR=$ROOT/benchmarks/target/benchmarks.jar
 SPRING_JAR=$ROOT/benchmarks/spring-baseline/target/spring-baseline.jar
-CONSUMER_JAR=$ROOT/samples/consumer/target/servicehooks-consumer.jar
+CONSUMER_JAR=${CONSUMER_JAR:-$ROOT/samples/consumer/target/servicehooks-consumer.jar}
+PREV_CONSUMER_JAR=${PREV_CONSUMER_JAR:-} # d-worker-redis-prev: another build of the jar (before a change)
 BOT_JAR=$ROOT/samples/spring-bot/target/servicehooks-spring-bot.jar
 LUA=$ROOT/benchmarks/load.lua
 URL=http://127.0.0.1:$PORT/webhooks
@@ -146,7 +149,11 @@ for s in $SERVERS; do
   if [ "${s%%@*}" = e ] && ! grep -q '<module>spring-bot</module>' samples/pom.xml; then
     say "NOTE (e): samples/spring-bot is not in the reactor yet; using the jar already there ($(date -r "$BOT_JAR" -u +%FT%TZ))"
   fi
-  if [[ " d-redis d-worker-redis b-redis " == *" ${s%%@*} "* ]] && ! redis-cli -u "$BENCH_REDIS_URL" ping >/dev/null 2>&1; then
+  if [ "${s%%@*}" = d-worker-redis-prev ] && [ ! -f "$PREV_CONSUMER_JAR" ]; then
+    say "SKIPPING ($s): PREV_CONSUMER_JAR is not a file"
+    continue
+  fi
+  if [[ " d-redis d-worker-redis d-worker-redis-prev b-redis " == *" ${s%%@*} "* ]] && ! redis-cli -u "$BENCH_REDIS_URL" ping >/dev/null 2>&1; then
     say "SKIPPING ($s): no Redis answers at ${BENCH_REDIS_URL%%@*} (set BENCH_REDIS_URL)"
     continue
   fi
@@ -229,19 +236,21 @@ start_server() {
       SCHEMA=bench_$(date +%s%N)
       envs+=("LISTENER_MODE=worker" "NOOP_LISTENER=true" "IO_THREADS=${io:-0}" "WORKER_THREADS=${workers:-0}" "DATABASE_URL=$BENCH_DATABASE_URL" "DATABASE_SCHEMA=$SCHEMA")
       cmd=(java "${jvm[@]}" -cp "$BENCH_JAR" io.servicehooks.benchmarks.TunedConsumer) ;;
-    d-worker-redis | d-worker-durable)
+    d-worker-redis | d-worker-redis-prev | d-worker-durable)
       # d-worker exactly (the jar as shipped, no listener), with its store.
       envs+=("LISTENER_MODE=worker" "LOG_EVENTS=false" "HOST=127.0.0.1" "WEBHOOK_PATH=/webhooks")
       [ -n "$io" ] && envs+=("IO_THREADS=$io")
       [ -n "$workers" ] && envs+=("WORKER_THREADS=$workers")
-      if [ "$base" = d-worker-redis ]; then
+      if [ "$base" != d-worker-durable ]; then
         REDIS_PREFIX_NOW="servicehooks-bench:$STAMP:$(basename "$log" .server.log)"
         envs+=("REDIS_URL=$BENCH_REDIS_URL" "REDIS_PREFIX=$REDIS_PREFIX_NOW")
       else
         SCHEMA=bench_$(date +%s%N)
         envs+=("DATABASE_URL=$BENCH_DATABASE_URL" "DATABASE_SCHEMA=$SCHEMA")
       fi
-      cmd=(java "${jvm[@]}" -jar "$CONSUMER_JAR") ;;
+      local jar=$CONSUMER_JAR
+      [ "$base" = d-worker-redis-prev ] && jar=$PREV_CONSUMER_JAR
+      cmd=(java "${jvm[@]}" -jar "$jar") ;;
     b-redis)
       REDIS_PREFIX_NOW="servicehooks-bench:$STAMP:$(basename "$log" .server.log)"
       envs+=("IO_THREADS=$io" "WORKER_THREADS=$workers" "REDIS_URL=$BENCH_REDIS_URL" "REDIS_PREFIX=$REDIS_PREFIX_NOW" "B_REDIS_MODE=${B_REDIS_MODE:-sync}")
@@ -332,7 +341,7 @@ cpu_ticks() {
 # store_pids SERVER: the store processes whose CPU a cell of SERVER adds (none for in-memory ones).
 store_pids() {
   case ${1%%@*} in
-    d-redis | d-worker-redis | b-redis) pgrep -x redis-server || true ;;
+    d-redis | d-worker-redis | d-worker-redis-prev | b-redis) pgrep -x redis-server || true ;;
     d-durable | d-worker-durable | b-durable) pgrep -x postgres || true ;;
   esac
 }

@@ -162,6 +162,15 @@ public final class LoadReport {
     ratio(
         out,
         cells,
+        "d-worker-redis-prev / d-worker req/s (the earlier build)",
+        "new",
+        "d-worker-redis-prev",
+        "d-worker",
+        false,
+        ">= 0.6");
+    ratio(
+        out,
+        cells,
         "d-worker-redis / b-redis req/s",
         "new",
         "d-worker-redis",
@@ -262,6 +271,8 @@ public final class LoadReport {
           case "d-redis" -> "(d) consumer, worker, no-op listener, dedup on Redis";
           case "d-worker-redis" -> "(d) consumer jar, worker, dedup on Redis";
           case "d-worker-durable" -> "(d) consumer jar, worker, durable inbox";
+          case "d-worker-redis-prev" ->
+              "(d) consumer jar (PREV_CONSUMER_JAR), worker, dedup on Redis";
           case "b-redis" -> "(b-redis) hand-written Undertow + Lettuce SET NX / SET";
           case "b-durable" -> "(b-durable) hand-written Undertow + HikariCP INSERT";
           case "e" -> "(e) spring-bot sample";
