@@ -1,6 +1,6 @@
 -- wrk script for benchmarks/load.sh (one wrk thread: -t1).
 --
---   wrk -t1 -c64 -d10s --latency -s benchmarks/load.lua URL -- MODE POOL FIRST COUNT
+--   wrk -t1 -c64 -d10s --latency -s benchmarks/load.lua URL -- MODE POOL FIRST COUNT [MARKER]
 --
 -- MODE  new    every request is the next pre-signed delivery of the pool: each a new event_uuid
 --       dup10  the same, but every 10th request repeats, byte for byte, one of the 64..5000
@@ -10,6 +10,8 @@
 --       "servicehooks-pool <count> <recordBytes>", then fixed-size raw HTTP requests
 -- FIRST, COUNT  the records to use: [FIRST, FIRST + COUNT). A run that needs more wraps around
 --       within them (repeats!) and reports it as wrapped=1 on its RESULT line.
+-- MARKER  optional: a file written once the records are loaded, just before wrk starts its clock
+--       (load.sh reads the server's CPU time then, so loading the pool is not in the window)
 --
 -- Loading happens in init(), before wrk starts its clock. After loading, the Lua GC is left
 -- stopped: request() allocates nothing, and no collection may pause the load generator.
@@ -26,6 +28,14 @@ local function token(k)
     k % 4096, (k * 7) % 4096, k * 40503)
 end
 
+local function loaded_marker(path)
+  if path and path ~= "" then
+    local m = assert(io.open(path, "w"))
+    m:write("loaded\n")
+    m:close()
+  end
+end
+
 function init(args)
   local mode, file = args[1], args[2]
   local first, count = tonumber(args[3] or "0"), tonumber(args[4] or "0")
@@ -36,6 +46,7 @@ function init(args)
     end
     n = 100000
     loaded = n
+    loaded_marker(args[5])
     return
   end
   local f = assert(io.open(file, "rb"))
@@ -69,6 +80,7 @@ function init(args)
   end
   f:close()
   loaded = n
+  loaded_marker(args[5])
 end
 
 function request()

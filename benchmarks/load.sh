@@ -29,6 +29,15 @@
 #           b-durable hand-written Undertow worker: HMAC, Jackson tree, one INSERT ... ON CONFLICT DO
 #                     NOTHING on its own connection from a HikariCP pool (POOL_SIZE=8), commit, 200;
 #                     a fresh schema per cell, dropped after
+#           b-redis   hand-written Undertow + Lettuce: HMAC, Jackson tree, SET key c NX PX 30000, then
+#                     SET key d PX 86400000, 200 (B_REDIS_MODE=sync: on a worker thread, Lettuce's
+#                     synchronous API, the default; async: on the IO thread); a fresh prefix per cell
+#           d-worker-redis    the consumer jar exactly as d-worker (LISTENER_MODE=worker
+#                     LOG_EVENTS=false) with REDIS_URL=$BENCH_REDIS_URL and a fresh REDIS_PREFIX
+#           d-worker-redis-prev  d-worker-redis on the jar PREV_CONSUMER_JAR (a copy of an earlier
+#                     build), to measure a change in the same run as what it changed
+#           d-worker-durable  the consumer jar exactly as d-worker with DATABASE_URL=$BENCH_DATABASE_URL
+#                     and a fresh DATABASE_SCHEMA (durable mode, no listener)
 #   A suffix @ioN / @wN / @ioNwM sets Undertow IO / worker threads: for a and b through their env,
 #   for d-* through the consumer's IO_THREADS / WORKER_THREADS. Example: SERVERS="b@io1 d-inline@io1".
 # Workloads: new    every delivery a new event (each request of a run is distinct: see load.lua)
@@ -43,7 +52,32 @@
 # The durable pair: SERVERS="b-durable d-durable" WORKLOADS=new CONNECTIONS=64 CRC_SERVERS= benchmarks/load.sh
 #   BENCH_REDIS_URL=redis://127.0.0.1:6379 (d-redis only)
 # A smoke run: ROUNDS=1 WARMUP=1 DURATION=3 CONNECTIONS=64 MEASURE_POOL=400000 benchmarks/load.sh
+#
+# PRESET=stores: the store paths as issue 24 measured them independently (the consumer jar as
+#   shipped, no listener): SERVERS="d-worker d-worker-redis b-redis b-durable d-worker-durable"
+#   WORKLOADS=new CONNECTIONS=64 CRC_SERVERS= WARMUP=20 DURATION=10 ROUNDS=3
+#   JVM_FLAGS="-Xms256m -Xmx256m" WARM_POOL=600000 MEASURE_POOL=600000 (each still overridable).
+#
+# Every cell also reports CPU per request: the server's utime+stime from /proc/<pid>/stat, read when
+# wrk has loaded its records (load.lua writes a marker) and again when wrk ends, divided by the
+# requests wrk completed; and the same for the store (every redis-server process for the Redis
+# cells, every postgres process for the durable ones: shared with anything else using them).
 set -euo pipefail
+
+if [ "${PRESET:-}" = stores ]; then
+  SERVERS=${SERVERS:-"d-worker d-worker-redis b-redis b-durable d-worker-durable"}
+  WORKLOADS=${WORKLOADS:-new}
+  CONNECTIONS=${CONNECTIONS:-64}
+  CRC_SERVERS=${CRC_SERVERS:-}
+  WARMUP=${WARMUP:-20}
+  DURATION=${DURATION:-10}
+  JVM_FLAGS=${JVM_FLAGS:-"-Xms256m -Xmx256m"}
+  WARM_POOL=${WARM_POOL:-600000}
+  MEASURE_POOL=${MEASURE_POOL:-600000}
+elif [ -n "${PRESET:-}" ]; then
+  echo "[load] unknown PRESET=$PRESET (known: stores)" >&2
+  exit 2
+fi
 
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -72,7 +106,8 @@ BENCH_REDIS_URL=${BENCH_REDIS_URL:-redis://127.0.0.1:6379}
 SECRET=bench-consumer-secret-0123456789abcdef # the pool is signed with it; not a real secret
 BENCH_JAR=$ROOT/benchmarks/target/benchmarks.jar
 SPRING_JAR=$ROOT/benchmarks/spring-baseline/target/spring-baseline.jar
-CONSUMER_JAR=$ROOT/samples/consumer/target/servicehooks-consumer.jar
+CONSUMER_JAR=${CONSUMER_JAR:-$ROOT/samples/consumer/target/servicehooks-consumer.jar}
+PREV_CONSUMER_JAR=${PREV_CONSUMER_JAR:-} # d-worker-redis-prev: another build of the jar (before a change)
 BOT_JAR=$ROOT/samples/spring-bot/target/servicehooks-spring-bot.jar
 LUA=$ROOT/benchmarks/load.lua
 URL=http://127.0.0.1:$PORT/webhooks
@@ -114,8 +149,12 @@ for s in $SERVERS; do
   if [ "${s%%@*}" = e ] && ! grep -q '<module>spring-bot</module>' samples/pom.xml; then
     say "NOTE (e): samples/spring-bot is not in the reactor yet; using the jar already there ($(date -r "$BOT_JAR" -u +%FT%TZ))"
   fi
-  if [ "${s%%@*}" = d-redis ] && ! redis-cli -u "$BENCH_REDIS_URL" ping >/dev/null 2>&1; then
-    say "SKIPPING (d-redis): no Redis answers at ${BENCH_REDIS_URL%%@*} (set BENCH_REDIS_URL)"
+  if [ "${s%%@*}" = d-worker-redis-prev ] && [ ! -f "$PREV_CONSUMER_JAR" ]; then
+    say "SKIPPING ($s): PREV_CONSUMER_JAR is not a file"
+    continue
+  fi
+  if [[ " d-redis d-worker-redis d-worker-redis-prev b-redis " == *" ${s%%@*} "* ]] && ! redis-cli -u "$BENCH_REDIS_URL" ping >/dev/null 2>&1; then
+    say "SKIPPING ($s): no Redis answers at ${BENCH_REDIS_URL%%@*} (set BENCH_REDIS_URL)"
     continue
   fi
   SERVERS_RUN="$SERVERS_RUN $s"
@@ -197,6 +236,25 @@ start_server() {
       SCHEMA=bench_$(date +%s%N)
       envs+=("LISTENER_MODE=worker" "NOOP_LISTENER=true" "IO_THREADS=${io:-0}" "WORKER_THREADS=${workers:-0}" "DATABASE_URL=$BENCH_DATABASE_URL" "DATABASE_SCHEMA=$SCHEMA")
       cmd=(java "${jvm[@]}" -cp "$BENCH_JAR" io.servicehooks.benchmarks.TunedConsumer) ;;
+    d-worker-redis | d-worker-redis-prev | d-worker-durable)
+      # d-worker exactly (the jar as shipped, no listener), with its store.
+      envs+=("LISTENER_MODE=worker" "LOG_EVENTS=false" "HOST=127.0.0.1" "WEBHOOK_PATH=/webhooks")
+      [ -n "$io" ] && envs+=("IO_THREADS=$io")
+      [ -n "$workers" ] && envs+=("WORKER_THREADS=$workers")
+      if [ "$base" != d-worker-durable ]; then
+        REDIS_PREFIX_NOW="servicehooks-bench:$STAMP:$(basename "$log" .server.log)"
+        envs+=("REDIS_URL=$BENCH_REDIS_URL" "REDIS_PREFIX=$REDIS_PREFIX_NOW")
+      else
+        SCHEMA=bench_$(date +%s%N)
+        envs+=("DATABASE_URL=$BENCH_DATABASE_URL" "DATABASE_SCHEMA=$SCHEMA")
+      fi
+      local jar=$CONSUMER_JAR
+      [ "$base" = d-worker-redis-prev ] && jar=$PREV_CONSUMER_JAR
+      cmd=(java "${jvm[@]}" -jar "$jar") ;;
+    b-redis)
+      REDIS_PREFIX_NOW="servicehooks-bench:$STAMP:$(basename "$log" .server.log)"
+      envs+=("IO_THREADS=$io" "WORKER_THREADS=$workers" "REDIS_URL=$BENCH_REDIS_URL" "REDIS_PREFIX=$REDIS_PREFIX_NOW" "B_REDIS_MODE=${B_REDIS_MODE:-sync}")
+      cmd=(java "${jvm[@]}" -cp "$BENCH_JAR" io.servicehooks.benchmarks.RedisBaselineServer) ;;
     d-redis)
       # d-noop exactly, with the memory of handled events on Redis under a prefix of this cell's.
       REDIS_PREFIX_NOW="servicehooks-bench:$STAMP:$(basename "$log" .server.log)"
@@ -241,9 +299,9 @@ if [ ! -f "$POOL" ] || [ "$BENCH_JAR" -nt "$POOL" ]; then
     "$POOL" $((WARM_POOL + MEASURE_POOL)) "127.0.0.1:$PORT" /webhooks "$SECRET" >&2
 fi
 
-# run_wrk MODE CONNS SECONDS FIRST COUNT LOG: one wrk run; prints its RESULT line.
+# run_wrk MODE CONNS SECONDS FIRST COUNT LOG [MARKER]: one wrk run; prints its RESULT line.
 run_wrk() {
-  taskset -c "$LOAD_CPU" wrk -t1 -c"$2" -d"$3"s --latency -s "$LUA" "$URL" -- "$1" "$POOL" "$4" "$5" >"$6" 2>&1 || {
+  taskset -c "$LOAD_CPU" wrk -t1 -c"$2" -d"$3"s --latency -s "$LUA" "$URL" -- "$1" "$POOL" "$4" "$5" "${7:-}" >"$6" 2>&1 || {
     say "wrk failed, see $6"
     tail -5 "$6" >&2
     return 1
@@ -269,6 +327,27 @@ sample_inbox_once() {
 
 field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
 
+# CPU time (clock ticks, utime + stime) of the processes given; 0 for none.
+CLK_TCK=$(getconf CLK_TCK)
+cpu_ticks() {
+  local total=0 pid t
+  for pid in "$@"; do
+    # fields after the ")" that ends the command name: 12 = utime, 13 = stime
+    t=$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | awk '{print $12 + $13}') || t=0
+    total=$((total + ${t:-0}))
+  done
+  echo "$total"
+}
+# store_pids SERVER: the store processes whose CPU a cell of SERVER adds (none for in-memory ones).
+store_pids() {
+  case ${1%%@*} in
+    d-redis | d-worker-redis | d-worker-redis-prev | b-redis) pgrep -x redis-server || true ;;
+    d-durable | d-worker-durable | b-durable) pgrep -x postgres || true ;;
+  esac
+}
+# per_request TICKS REQUESTS: microseconds of CPU per request, one decimal.
+per_request() { awk -v t="$1" -v n="$2" -v hz="$CLK_TCK" 'BEGIN { if (n > 0) printf "%.1f", t * 1e6 / hz / n; else print "nan" }'; }
+
 # ---- header --------------------------------------------------------------------------------------
 CPU_MODEL=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 JAVA_VERSION=$(java -version 2>&1 | head -1)
@@ -279,15 +358,16 @@ HEADER=(
   "Machine: $(nproc) CPUs ($CPU_MODEL), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr); $JAVA_VERSION; ${WRK_VERSION%% Copyright*}."
   "Servers pinned with \`taskset -c $SERVER_CPU\`, wrk with \`taskset -c $LOAD_CPU\` (\`wrk -t1 --latency\`), 127.0.0.1 only."
   "JVM flags, every server: \`$JVM_FLAGS\`. (d) with LOG_EVENTS=false; (e) with logging.level.io.servicehooks=$E_LOG_LEVEL."
-  "$(if [[ " $SERVERS_RUN " == *" d-redis"* ]]; then echo "d-redis: Redis $(redis-cli -u "$BENCH_REDIS_URL" INFO server | tr -d '\r' | sed -n 's/^redis_version://p') at ${BENCH_REDIS_URL##*@} (not pinned), a fresh prefix per cell. Load average at start: $(cut -d' ' -f1-3 /proc/loadavg)."; else echo "Load average at start: $(cut -d' ' -f1-3 /proc/loadavg)."; fi)"
+  "$(if [[ " $SERVERS_RUN " == *"redis"* ]]; then echo "d-redis: Redis $(redis-cli -u "$BENCH_REDIS_URL" INFO server | tr -d '\r' | sed -n 's/^redis_version://p') at ${BENCH_REDIS_URL##*@} (not pinned), a fresh prefix per cell. Load average at start: $(cut -d' ' -f1-3 /proc/loadavg)."; else echo "Load average at start: $(cut -d' ' -f1-3 /proc/loadavg)."; fi)"
   "Each cell: a fresh server, ${WARMUP} s warm-up (pool records 0..$WARM_POOL, wrapping), then ${DURATION} s measured on"
   "records $WARM_POOL.. (up to $MEASURE_POOL distinct pre-signed 1.5 KB deliveries, so no request repeats within a measured run"
   "unless 'pool wrapped' says so). Rounds: $ROUNDS, servers alternating within each round; medians reported."
-  "Run: \`ROUNDS=$ROUNDS WARMUP=$WARMUP DURATION=$DURATION CONNECTIONS=\"$CONNECTIONS\" WORKLOADS=\"$WORKLOADS\" SERVERS=\"$SERVERS\" CRC_SERVERS=\"$CRC_SERVERS\" DUP_SERVERS=\"$DUP_SERVERS\" benchmarks/load.sh\`"
+  "CPU per request: the server's utime+stime (/proc/<pid>/stat) from the moment wrk has loaded its records to its end, over the requests wrk completed; store CPU the same for every redis-server (Redis cells) or postgres (durable cells) process, shared with whatever else uses them."
+  "Run: \`PRESET=${PRESET:-} ROUNDS=$ROUNDS WARMUP=$WARMUP DURATION=$DURATION CONNECTIONS=\"$CONNECTIONS\" WORKLOADS=\"$WORKLOADS\" SERVERS=\"$SERVERS\" CRC_SERVERS=\"$CRC_SERVERS\" DUP_SERVERS=\"$DUP_SERVERS\" benchmarks/load.sh\`"
 )
 
 # ---- measure -------------------------------------------------------------------------------------
-printf 'round\tserver\tworkload\tconnections\trps\tp50_us\tp99_us\terrors\twrapped\n' >"$RAW"
+printf 'round\tserver\tworkload\tconnections\trps\tp50_us\tp99_us\terrors\twrapped\tcpu_us\tstore_cpu_us\tloadavg\n' >"$RAW"
 for round in $(seq 1 "$ROUNDS"); do
   for workload in $WORKLOADS crc; do
     servers=$SERVERS_RUN
@@ -304,7 +384,27 @@ for round in $(seq 1 "$ROUNDS"); do
         fi
         run_wrk "$workload" "$conns" "$WARMUP" 0 "$WARM_POOL" "$LOGS/$tag.warmup.txt" >/dev/null
         echo "$(date -u +%T) measured run starts" >>"$LOGS/$tag.inbox.txt"
-        line=$(run_wrk "$workload" "$conns" "$DURATION" "$WARM_POOL" "$MEASURE_POOL" "$LOGS/$tag.wrk.txt")
+        marker=$LOGS/$tag.loaded
+        rm -f "$marker"
+        run_wrk "$workload" "$conns" "$DURATION" "$WARM_POOL" "$MEASURE_POOL" "$LOGS/$tag.wrk.txt" "$marker" >"$LOGS/$tag.result" &
+        wrk_pid=$!
+        for _ in $(seq 1 1200); do
+          [ -f "$marker" ] && break
+          kill -0 "$wrk_pid" 2>/dev/null || break
+          sleep 0.05
+        done
+        mapfile -t spids < <(store_pids "$server")
+        cpu0=$(cpu_ticks "$SERVER_PID")
+        scpu0=$(cpu_ticks "${spids[@]}")
+        wait "$wrk_pid"
+        cpu1=$(cpu_ticks "$SERVER_PID")
+        scpu1=$(cpu_ticks "${spids[@]}")
+        loadavg=$(cut -d' ' -f1 /proc/loadavg)
+        line=$(cat "$LOGS/$tag.result")
+        requests=$(field requests "$line")
+        cpu_us=$(per_request $((cpu1 - cpu0)) "$requests")
+        store_cpu_us=nan
+        [ "${#spids[@]}" -gt 0 ] && store_cpu_us=$(per_request $((scpu1 - scpu0)) "$requests")
         if [ -n "$sampler" ]; then
           kill "$sampler" 2>/dev/null || true
           wait "$sampler" 2>/dev/null || true
@@ -313,10 +413,10 @@ for round in $(seq 1 "$ROUNDS"); do
           cat "$LOGS/$tag.inbox.txt" >&2
         fi
         stop_server
-        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$server" "$workload" "$conns" \
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$server" "$workload" "$conns" \
           "$(field rps "$line")" "$(field p50_us "$line")" "$(field p99_us "$line")" \
-          "$(field errors "$line")" "$(field wrapped "$line")" >>"$RAW"
-        say "round $round $workload c=$conns $server: $(field rps "$line") req/s, p50 $(field p50_us "$line") us, p99 $(field p99_us "$line") us, errors $(field errors "$line"), wrapped $(field wrapped "$line")"
+          "$(field errors "$line")" "$(field wrapped "$line")" "$cpu_us" "$store_cpu_us" "$loadavg" >>"$RAW"
+        say "round $round $workload c=$conns $server: $(field rps "$line") req/s, $cpu_us us CPU/req (store $store_cpu_us), p50 $(field p50_us "$line") us, p99 $(field p99_us "$line") us, errors $(field errors "$line"), wrapped $(field wrapped "$line"), load $loadavg"
       done
     done
   done

@@ -28,7 +28,9 @@ public final class LoadReport {
       double p50Us,
       double p99Us,
       long errors,
-      long wrapped) {}
+      long wrapped,
+      double cpuUs,
+      double storeCpuUs) {}
 
   private LoadReport() {}
 
@@ -49,7 +51,9 @@ public final class LoadReport {
               Double.parseDouble(f[5]),
               Double.parseDouble(f[6]),
               Long.parseLong(f[7]),
-              Long.parseLong(f[8])));
+              Long.parseLong(f[8]),
+              f.length > 9 ? number(f[9]) : Double.NaN,
+              f.length > 10 ? number(f[10]) : Double.NaN));
     }
     StringBuilder out = new StringBuilder();
     for (int i = 1; i < args.length; i++) {
@@ -64,21 +68,24 @@ public final class LoadReport {
           .add(r);
     }
     out.append(
-        "\n| workload | conns | server | req/s (median) | p50 ms | p99 ms | rounds | req/s per round | errors | pool wrapped |\n");
-    out.append("|---|---:|---|---:|---:|---:|---:|---|---:|---:|\n");
+        "\n| workload | conns | server | req/s (median) | server CPU µs/req (median) | store CPU µs/req | p50 ms | p99 ms | rounds | req/s per round | CPU µs/req per round | errors | pool wrapped |\n");
+    out.append("|---|---:|---|---:|---:|---:|---:|---:|---:|---|---|---:|---:|\n");
     for (Cell c : cells.values()) {
       out.append(
           String.format(
               Locale.ROOT,
-              "| %s | %d | %s | %,.0f | %.2f | %.2f | %d | %s | %d | %s |%n",
+              "| %s | %d | %s | %,.0f | %s | %s | %.2f | %.2f | %d | %s | %s | %d | %s |%n",
               c.workload,
               c.connections,
               label(c.server),
               c.rps(),
+              oneDecimal(c.cpu()),
+              oneDecimal(c.storeCpu()),
               c.p50() / 1000,
               c.p99() / 1000,
               c.rows.size(),
               c.perRound(),
+              c.cpuPerRound(),
               c.errors(),
               c.wrapped() > 0 ? "yes" : "no"));
     }
@@ -143,6 +150,43 @@ public final class LoadReport {
     ratio(out, cells, "d-redis / d-noop req/s", "new", "d-redis", "d-noop", false, ">= 0.6");
     ratio(out, cells, "10% dup: d-redis / d-noop req/s", "dup10", "d-redis", "d-noop", false, "");
     ratio(out, cells, "p99 d-redis / d-noop", "new", "d-redis", "d-noop", true, "");
+    ratio(
+        out,
+        cells,
+        "d-worker-redis / d-worker req/s (Redis against in memory, issue 24)",
+        "new",
+        "d-worker-redis",
+        "d-worker",
+        false,
+        ">= 0.6");
+    ratio(
+        out,
+        cells,
+        "d-worker-redis-prev / d-worker req/s (the earlier build)",
+        "new",
+        "d-worker-redis-prev",
+        "d-worker",
+        false,
+        ">= 0.6");
+    ratio(
+        out,
+        cells,
+        "d-worker-redis / b-redis req/s",
+        "new",
+        "d-worker-redis",
+        "b-redis",
+        false,
+        "");
+    ratio(
+        out,
+        cells,
+        "d-worker-durable / b-durable req/s (issue 24)",
+        "new",
+        "d-worker-durable",
+        "b-durable",
+        false,
+        ">= 1.5");
+    ratio(out, cells, "d-durable / b-durable req/s", "new", "d-durable", "b-durable", false, "");
     System.out.print(out);
   }
 
@@ -171,6 +215,23 @@ public final class LoadReport {
                   ? (v <= Double.parseDouble(target.substring(3)) ? " ✓" : " ✗")
                   : "";
       value = String.format(Locale.ROOT, "%.2f%s", v, check);
+      // The same ratio round by round (each round measures both servers, alternating): its spread.
+      StringBuilder rounds = new StringBuilder();
+      double lo = Double.MAX_VALUE;
+      double hi = -Double.MAX_VALUE;
+      for (Row tr : t.rows) {
+        for (Row br : b.rows) {
+          if (br.round() == tr.round()) {
+            double r = p99 ? tr.p99Us() / br.p99Us() : tr.rps() / br.rps();
+            lo = Math.min(lo, r);
+            hi = Math.max(hi, r);
+            rounds.append(rounds.length() == 0 ? "" : ", ").append(fmt2(r));
+          }
+        }
+      }
+      if (t.rows.size() > 1 && rounds.length() > 0) {
+        value += " (rounds " + rounds + "; " + fmt2(lo) + "-" + fmt2(hi) + ")";
+      }
     }
     out.append("| ")
         .append(name)
@@ -179,6 +240,22 @@ public final class LoadReport {
         .append(" | ")
         .append(target)
         .append(" |\n");
+  }
+
+  private static String fmt2(double v) {
+    return String.format(Locale.ROOT, "%.2f", v);
+  }
+
+  private static String oneDecimal(double v) {
+    return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%.1f", v);
+  }
+
+  private static double number(String s) {
+    try {
+      return Double.parseDouble(s);
+    } catch (NumberFormatException e) {
+      return Double.NaN;
+    }
   }
 
   private static String label(String server) {
@@ -192,6 +269,12 @@ public final class LoadReport {
           case "d-worker" -> "(d) consumer jar, worker";
           case "d-noop" -> "(d) consumer, worker, no-op listener";
           case "d-redis" -> "(d) consumer, worker, no-op listener, dedup on Redis";
+          case "d-worker-redis" -> "(d) consumer jar, worker, dedup on Redis";
+          case "d-worker-durable" -> "(d) consumer jar, worker, durable inbox";
+          case "d-worker-redis-prev" ->
+              "(d) consumer jar (PREV_CONSUMER_JAR), worker, dedup on Redis";
+          case "b-redis" -> "(b-redis) hand-written Undertow + Lettuce SET NX / SET";
+          case "b-durable" -> "(b-durable) hand-written Undertow + HikariCP INSERT";
           case "e" -> "(e) spring-bot sample";
           default -> base;
         };
@@ -227,6 +310,23 @@ public final class LoadReport {
       return median(rows.stream().mapToDouble(Row::p99Us).toArray());
     }
 
+    double cpu() {
+      return median(rows.stream().mapToDouble(Row::cpuUs).filter(v -> !Double.isNaN(v)).toArray());
+    }
+
+    double storeCpu() {
+      return median(
+          rows.stream().mapToDouble(Row::storeCpuUs).filter(v -> !Double.isNaN(v)).toArray());
+    }
+
+    String cpuPerRound() {
+      StringBuilder s = new StringBuilder();
+      for (Row r : rows) {
+        s.append(s.length() == 0 ? "" : ", ").append(oneDecimal(r.cpuUs()));
+      }
+      return s.toString();
+    }
+
     long errors() {
       return rows.stream().mapToLong(Row::errors).sum();
     }
@@ -246,6 +346,9 @@ public final class LoadReport {
     private static double median(double[] v) {
       java.util.Arrays.sort(v);
       int n = v.length;
+      if (n == 0) {
+        return Double.NaN;
+      }
       return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
     }
   }
