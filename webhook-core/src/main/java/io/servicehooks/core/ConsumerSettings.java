@@ -15,7 +15,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What {@link WebhookConsumer.Builder} collects, validated as each value arrives; the builder keeps
- * only the public names and their documentation. Read once, by the consumer's constructor.
+ * only the public names and their documentation. Consumer secrets are read by {@link
+ * SecretListInput}. Read once, by {@link ConsumerWiring}.
  */
 final class ConsumerSettings {
 
@@ -58,125 +59,19 @@ final class ConsumerSettings {
   Duration dedupLease = Deduplicator.DEFAULT_LEASE;
   Duration dedupTimeout = WebhookConsumer.DEFAULT_DEDUP_TIMEOUT;
   boolean failOpen;
-  ScheduledExecutorService dedupScheduler = DedupGate.sharedScheduler();
+  ScheduledExecutorService dedupScheduler = DedupScheduler.shared();
 
   /** The platform gives up on an answer after this: every wait must end well before it. */
   private static final Duration ANSWER_BUDGET = Duration.ofSeconds(10);
 
   /** The comma convenience: every argument split at commas, blank parts dropped. */
   void consumerSecretsSplittingCommas(String... secrets) {
-    Objects.requireNonNull(secrets, "secrets");
-    List<String> all = new ArrayList<>();
-    for (String s : secrets) {
-      if (s == null) {
-        throw new IllegalArgumentException("consumer secret must not be null");
-      }
-      for (String part : s.split(",")) {
-        if (!part.isBlank()) {
-          all.add(part.strip());
-        }
-      }
-    }
-    if (all.isEmpty()) {
-      throw new IllegalArgumentException("at least one non-blank consumer secret is required");
-    }
-    for (int i = 0; i < all.size(); i++) {
-      refusePlaceholder(all.get(i), i, " (counted after splitting at commas)");
-    }
-    this.secrets = List.copyOf(all);
+    this.secrets = SecretListInput.splittingCommas(secrets);
   }
 
   /** Each element one whole secret: never split, so a secret may hold any character. */
   void consumerSecrets(List<String> secrets) {
-    Objects.requireNonNull(secrets, "secrets");
-    if (secrets.isEmpty()) {
-      throw new IllegalArgumentException("at least one consumer secret is required");
-    }
-    List<String> all = new ArrayList<>(secrets.size());
-    for (int i = 0; i < secrets.size(); i++) {
-      String s = secrets.get(i);
-      // The index, never the value: a secret must not reach an exception message.
-      if (s == null) {
-        throw new IllegalArgumentException("consumer secret at index " + i + " is null");
-      }
-      if (s.isBlank()) {
-        throw new IllegalArgumentException("consumer secret at index " + i + " is blank");
-      }
-      // The platform's secrets have no surrounding whitespace; a copied one often has (a
-      // trailing newline from a secrets file), and every caller stripped it before this split.
-      String stripped = s.strip();
-      refusePlaceholder(stripped, i, "");
-      all.add(stripped);
-    }
-    this.secrets = List.copyOf(all);
-  }
-
-  /**
-   * Refuses a value that is a configuration placeholder nobody resolved: {@code ${...}} anywhere in
-   * it (Spring, Maven, shell, Compose), or the whole value a shell variable, {@code $NAME} (an env
-   * file that is not expanded). Such a secret is text anyone can read in the configuration, so the
-   * endpoint would accept deliveries anyone can sign. The message gives the shape only: not even
-   * the variable's name, which a value that merely looks like a placeholder could be part of.
-   */
-  private static void refusePlaceholder(String secret, int index, String note) {
-    String shape = placeholderShape(secret);
-    if (shape != null) {
-      throw new IllegalArgumentException(
-          "consumer secret at index "
-              + index
-              + note
-              + " looks like an unresolved placeholder ("
-              + shape
-              + "): set the variable it names, or resolve it before passing it here");
-    }
-  }
-
-  /** {@code "${...}"} or {@code "$NAME"} when the value looks unresolved, otherwise null. */
-  private static String placeholderShape(String secret) {
-    int open = secret.indexOf("${");
-    if (open >= 0 && secret.indexOf('}', open + 2) >= 0) {
-      return "${...}";
-    }
-    if (secret.length() > 1
-        && secret.charAt(0) == '$'
-        && isNameStart(secret.charAt(1))
-        && secret.chars().skip(2).allMatch(ConsumerSettings::isNamePart)) {
-      return "$NAME";
-    }
-    return null;
-  }
-
-  private static boolean isNameStart(int c) {
-    return c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
-  }
-
-  private static boolean isNamePart(int c) {
-    return isNameStart(c) || (c >= '0' && c <= '9');
-  }
-
-  /**
-   * One WARN line for the whole list when any secret is shorter than {@link
-   * WebhookConsumer#MIN_SECRET_LENGTH}: positions only, never values or lengths of a value.
-   */
-  void warnShortSecrets() {
-    List<Integer> shortOnes = new ArrayList<>();
-    for (int i = 0; i < secrets.size(); i++) {
-      if (secrets.get(i).length() < WebhookConsumer.MIN_SECRET_LENGTH) {
-        shortOnes.add(i);
-      }
-    }
-    if (shortOnes.isEmpty()) {
-      return;
-    }
-    String positions = shortOnes.toString().replace("[", "").replace("]", "");
-    log.warn(
-        "Consumer {} at index {} {} shorter than {} characters: the platform issues long random"
-            + " consumer secrets, so check that this is your app's consumer secret and not a test"
-            + " value, a key or a token; a short secret is easier to guess",
-        shortOnes.size() == 1 ? "secret" : "secrets",
-        positions,
-        shortOnes.size() == 1 ? "is" : "are",
-        WebhookConsumer.MIN_SECRET_LENGTH);
+    this.secrets = SecretListInput.whole(secrets);
   }
 
   void maxBodyBytes(int maxBodyBytes) {
@@ -292,8 +187,19 @@ final class ConsumerSettings {
     this.inboxTimeout = timeout;
   }
 
-  /** Durable mode and an inbox go together: one without the other is a misconfiguration. */
-  void checkInbox() {
+  /**
+   * What {@code build()} checks: a consumer secret was given (short ones logged once), and durable
+   * mode and an inbox go together: one without the other is a misconfiguration.
+   */
+  void checkComplete() {
+    if (secrets.isEmpty()) {
+      throw new IllegalStateException("consumerSecrets(...) is required");
+    }
+    SecretListInput.warnShort(secrets);
+    checkInbox();
+  }
+
+  private void checkInbox() {
     if (acknowledgement == Acknowledgement.DURABLE && inbox == null) {
       throw new IllegalStateException("Acknowledgement.DURABLE requires inbox(...)");
     }

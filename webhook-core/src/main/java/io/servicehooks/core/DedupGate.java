@@ -3,20 +3,12 @@ package io.servicehooks.core;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,21 +25,16 @@ import org.slf4j.LoggerFactory;
  * when the consumer was built to fail open, runs the event without dedup. Ending a claim never
  * fails a delivery: a {@code markDone} or {@code release} the store cannot answer is logged, and
  * the answer already decided stands.
+ *
+ * <p>The gate composes a delivery's claims and ends them; each step is its own collaborator: {@link
+ * ClaimTaker} takes one claim, {@link RunningElsewhere} polls for a copy whose original runs on
+ * another instance, {@link LeaseRenewal} renews owners' leases, {@link ClaimEnding} marks done or
+ * releases, and {@link DedupStoreCalls} bounds, times and logs every store call.
  */
 final class DedupGate {
 
   // Logs under the consumer's name, as before the split: users' log configuration names it.
   private static final Logger log = LoggerFactory.getLogger(WebhookConsumer.class);
-
-  private final StoreOutage outage = new StoreOutage();
-
-  /** First pause before a copy asks the store again about an event running elsewhere. */
-  static final Duration FIRST_POLL = Duration.ofMillis(50);
-
-  /** Longest pause between two such questions; the pause doubles up to it. */
-  static final Duration MAX_POLL = Duration.ofMillis(500);
-
-  private static final CompletableFuture<Void> ENDED = CompletableFuture.completedFuture(null);
 
   /** What a claim found. */
   enum Kind {
@@ -79,8 +66,8 @@ final class DedupGate {
   }
 
   /**
-   * An event this process is claiming or running, in the {@code running} map under its key until
-   * its attempt ends. Copies wait on {@link #outcome}.
+   * An event this process is claiming or running, in {@link RunningEvents} under its key until its
+   * attempt ends. Copies wait on {@link #outcome}.
    */
   static final class Running {
     final String key;
@@ -112,21 +99,12 @@ final class DedupGate {
   /** One claim's result; for {@link Kind#IN_FLIGHT}, {@code running} is the original's. */
   record Claim(Kind kind, Running running) {}
 
-  private final Deduplicator store;
-  private final Duration lease;
-  private final long halfLeaseNanos;
-  private final long sweepNanos;
-  private final long timeoutNanos;
+  private final DedupStoreCalls calls;
+  private final RunningEvents running = new RunningEvents();
+  private final ClaimTaker taker;
+  private final ClaimEnding ending;
   private final long inFlightWaitNanos;
-  private final boolean failOpen;
-  private final boolean timed;
-  private final ScheduledExecutorService scheduler;
-  private final java.util.function.LongSupplier leaseTicker;
-  private Metrics metrics = Metrics.NOOP;
-
-  private final ConcurrentMap<String, Running> running = new ConcurrentHashMap<>();
   private final AtomicInteger waiting = new AtomicInteger();
-  private final AtomicBoolean sweepScheduled = new AtomicBoolean();
 
   DedupGate(
       Deduplicator store,
@@ -135,51 +113,18 @@ final class DedupGate {
       Duration timeout,
       boolean failOpen,
       ScheduledExecutorService scheduler,
-      java.util.function.LongSupplier leaseTicker) {
-    this.store = store;
-    this.leaseTicker = leaseTicker;
+      LongSupplier leaseTicker) {
     this.inFlightWaitNanos = inFlightWait.toNanos();
-    this.lease = lease;
-    this.halfLeaseNanos = lease.toNanos() / 2;
-    this.sweepNanos = Math.max(1, lease.toNanos() / 4);
-    this.timeoutNanos = timeout.toNanos();
-    this.failOpen = failOpen;
-    // A store in memory answers in well under a microsecond: a timer per call would cost more
-    // than the call, and its cache meters say what matters. A store that may block is timed on
-    // every call; one that never blocks is timed on the calls that did not answer at once (an
-    // asynchronous network client's).
-    this.timed = store.mayBlock();
-    this.scheduler = scheduler;
+    this.calls = new DedupStoreCalls(store, timeout.toNanos());
+    LeaseRenewal leases = new LeaseRenewal(calls, running, lease, scheduler, leaseTicker);
+    RunningElsewhere elsewhere = new RunningElsewhere(calls, running, inFlightWaitNanos, scheduler);
+    this.taker = new ClaimTaker(calls, running, leases, elsewhere, failOpen);
+    this.ending = new ClaimEnding(calls, running, leases);
   }
 
   /** The consumer's meters; set once at build time, before any delivery. */
   void metrics(Metrics metrics) {
-    this.metrics = metrics;
-  }
-
-  /**
-   * The shared scheduler that polls for copies and renews leases: one daemon thread for every
-   * consumer in the JVM, since it only asks stores and never runs listeners.
-   */
-  static ScheduledExecutorService sharedScheduler() {
-    return SharedScheduler.INSTANCE;
-  }
-
-  private static final class SharedScheduler {
-    static final ScheduledExecutorService INSTANCE = create();
-
-    private static ScheduledExecutorService create() {
-      ScheduledThreadPoolExecutor executor =
-          new ScheduledThreadPoolExecutor(
-              1,
-              r -> {
-                Thread t = new Thread(r, "servicehooks-dedup");
-                t.setDaemon(true);
-                return t;
-              });
-      executor.setRemoveOnCancelPolicy(true);
-      return executor;
-    }
+    calls.metrics(metrics);
   }
 
   /**
@@ -194,12 +139,12 @@ final class DedupGate {
     boolean allDone = true;
     try {
       for (int i = 0; i < answers.length; i++) {
-        answers[i] = claim(events.get(i));
+        answers[i] = taker.claim(events.get(i));
         allDone &= answers[i] instanceof Claim;
       }
     } catch (RuntimeException | Error unexpected) {
       for (Object answer : answers) {
-        toFuture(answer)
+        ClaimTaker.toFuture(answer)
             .thenAccept(
                 c -> {
                   if (c.kind() == Kind.OWNER) {
@@ -218,7 +163,7 @@ final class DedupGate {
     }
     CompletableFuture<?>[] pending = new CompletableFuture<?>[answers.length];
     for (int i = 0; i < answers.length; i++) {
-      pending[i] = toFuture(answers[i]);
+      pending[i] = ClaimTaker.toFuture(answers[i]);
     }
     return CompletableFuture.allOf(pending)
         .thenApply(
@@ -231,336 +176,18 @@ final class DedupGate {
             });
   }
 
-  @SuppressWarnings("unchecked")
-  private static CompletableFuture<Claim> toFuture(Object answer) {
-    if (answer == null) {
-      return new CompletableFuture<>(); // never asked (an Error came first): nothing to release
-    }
-    return answer instanceof Claim claim
-        ? CompletableFuture.completedFuture(claim)
-        : (CompletableFuture<Claim>) answer;
-  }
-
-  /** Claims one event: a Claim, or a future of one; completes normally whatever the store does. */
-  private Object claim(WebhookEvent event) {
-    String key = event.dedupKey();
-    Running mine = new Running(key);
-    Running existing = running.putIfAbsent(key, mine);
-    if (existing != null) {
-      return new Claim(Kind.IN_FLIGHT, existing);
-    }
-    try {
-      return ask(event, mine, null);
-    } catch (RuntimeException | Error unexpected) {
-      end(mine, Outcome.FAILED);
-      throw unexpected;
-    }
-  }
-
-  /**
-   * Asks the store for {@code mine}'s key, then settles what it answered: a Claim when that is
-   * known now, else a future of one.
-   */
-  private Object ask(WebhookEvent event, Running mine, Poll poll) {
-    long begin = timed ? System.nanoTime() : 0;
-    long sent = leaseTicker.getAsLong();
-    CompletionStage<Deduplicator.Claim> stage;
-    try {
-      stage = store.claim(mine.key, lease);
-    } catch (RuntimeException thrown) {
-      stage = CompletableFuture.failedFuture(thrown);
-    }
-    CompletableFuture<Deduplicator.Claim> asked = bounded("claim", begin, stage);
-    if (asked.isDone()) {
-      Deduplicator.Claim found;
-      try {
-        found = asked.join();
-      } catch (CompletionException | CancellationException failure) {
-        return storeFailed(event, mine, failure);
-      }
-      return settle(event, mine, found, poll, sent);
-    }
-    CompletionStage<Deduplicator.Claim> original = stage;
-    return asked
-        .handle(
-            (found, failure) -> {
-              if (failure == null) {
-                return settle(event, mine, found, poll, sent);
-              }
-              if (original != null && unwrap(failure) instanceof TimeoutException) {
-                releaseIfClaimedLate(mine.key, original);
-              }
-              return storeFailed(event, mine, failure);
-            })
-        .thenCompose(DedupGate::toFuture);
-  }
-
-  /**
-   * The claim timed out here but the store may still take it (its own time-out is longer, or its
-   * answer was on the way): a claim that arrives after this process gave up belongs to nobody and
-   * would hold the event's copies off for a whole lease. Released as soon as it is known.
-   */
-  private void releaseIfClaimedLate(String key, CompletionStage<Deduplicator.Claim> stage) {
-    stage.whenComplete(
-        (late, failure) -> {
-          if (late == null || late.status() != Deduplicator.Claim.Status.CLAIMED) {
-            return;
-          }
-          try {
-            store
-                .release(key, late.token())
-                .whenComplete(
-                    (released, releaseFailure) -> {
-                      if (releaseFailure != null) {
-                        log.warn(
-                            "Dedup store took the claim on {} after its time-out and could not"
-                                + " release it; its copies wait until the lease ends",
-                            LogSafe.escape(key),
-                            unwrap(releaseFailure));
-                      } else {
-                        log.debug(
-                            "Released the claim on {} that the store took after its time-out",
-                            LogSafe.escape(key));
-                      }
-                    });
-          } catch (RuntimeException thrown) {
-            log.warn(
-                "Dedup store failed to release a late claim on {}", LogSafe.escape(key), thrown);
-          }
-        });
-  }
-
-  /** What the store found: a Claim, or (running elsewhere) a future of the copy's wait. */
-  private Object settle(
-      WebhookEvent event, Running mine, Deduplicator.Claim found, Poll poll, long sent) {
-    if (found == null) {
-      return storeFailed(event, mine, new NullPointerException("the store answered null"));
-    }
-    outage.worked();
-    switch (found.status()) {
-      case CLAIMED:
-        mine.claimedAt = sent;
-        mine.leaseSure = sent + lease.toNanos();
-        mine.renewAt = System.nanoTime() + halfLeaseNanos;
-        mine.token = found.token();
-        mine.owned = true;
-        scheduleSweep();
-        return new Claim(Kind.OWNER, mine);
-      case DONE:
-        end(mine, Outcome.SUCCEEDED); // copies waiting here learn it was already done
-        return new Claim(Kind.DONE, mine);
-      default:
-        return waitElsewhere(event, mine, poll);
-    }
-  }
-
-  /** A copy's wait for an original on another instance: when it ends, and the next pause. */
-  private static final class Poll {
-    final long deadline;
-    long pauseNanos = FIRST_POLL.toNanos();
-
-    Poll(long deadline) {
-      this.deadline = deadline;
-    }
-  }
-
-  /**
-   * Asks the store again after a pause (doubling, up to {@link #MAX_POLL}) until it answers done or
-   * claimed, or the in-flight wait runs out: {@link Kind#STILL_RUNNING}. Never answers done while
-   * the original's outcome is unknown. The pauses are timers on the shared scheduler; no thread
-   * waits.
-   */
-  private Object waitElsewhere(WebhookEvent event, Running mine, Poll poll) {
-    long now = System.nanoTime();
-    if (poll == null) {
-      metrics.runningElsewhere();
-      poll = new Poll(now + inFlightWaitNanos);
-    }
-    long left = poll.deadline - now;
-    if (left <= 0) {
-      end(mine, Outcome.STILL_RUNNING);
-      return new Claim(Kind.STILL_RUNNING, mine);
-    }
-    long pause = Math.min(poll.pauseNanos, left);
-    poll.pauseNanos = Math.min(poll.pauseNanos * 2, MAX_POLL.toNanos());
-    Poll next = poll;
-    CompletableFuture<Claim> result = new CompletableFuture<>();
-    try {
-      scheduler.schedule(
-          () -> {
-            try {
-              toFuture(ask(event, mine, next))
-                  .whenComplete((claim, failure) -> result.complete(claim));
-            } catch (RuntimeException | Error unexpected) {
-              result.complete(storeFailed(event, mine, unexpected));
-            }
-          },
-          pause,
-          TimeUnit.NANOSECONDS);
-    } catch (RejectedExecutionException stopped) {
-      end(mine, Outcome.STILL_RUNNING);
-      return new Claim(Kind.STILL_RUNNING, mine);
-    }
-    return result;
-  }
-
-  /** The store could not answer a claim: fail closed, or run unguarded when failing open. */
-  private Claim storeFailed(WebhookEvent event, Running mine, Throwable failure) {
-    Throwable cause = unwrap(failure);
-    if (failOpen) {
-      metrics.failOpen();
-      outage.failed(
-          "claim",
-          "running events without dedup (failOpen, counted in webhook.dedup.fail.open)",
-          cause);
-      mine.owned = true;
-      return new Claim(Kind.OWNER, mine);
-    }
-    outage.failed("claim", "answering deliveries 503 dedup_unavailable", cause);
-    end(mine, Outcome.UNAVAILABLE);
-    return new Claim(Kind.STORE_FAILED, mine);
-  }
-
-  /**
-   * The owner's listeners succeeded: marks the event done, then lets waiting copies go. The future
-   * completes (never exceptionally) once the store answered or the time-out passed; a failure or a
-   * lost lease is logged and counted, never thrown.
-   */
+  /** See {@link ClaimEnding#succeeded}. */
   CompletableFuture<Void> succeeded(Claim claim) {
-    Running r = claim.running();
-    String token = r.token;
-    if (token == null) {
-      end(r, Outcome.SUCCEEDED); // unguarded: failing open, the store was never claimed
-      return ENDED;
-    }
-    r.token = null; // no more renewals
-    long sent = leaseTicker.getAsLong();
-    long begin = timed ? System.nanoTime() : 0;
-    CompletionStage<Boolean> stage;
-    try {
-      stage = store.markDone(r.key, token);
-    } catch (RuntimeException thrown) {
-      stage = CompletableFuture.failedFuture(thrown);
-    }
-    CompletableFuture<Boolean> done = bounded("done", begin, stage);
-    if (done.isDone()) {
-      markedDone(r, done, sent);
-      return ENDED;
-    }
-    return done.handle(
-        (ignored, failure) -> {
-          markedDone(r, done, sent);
-          return null;
-        });
+    return ending.succeeded(claim);
   }
 
-  private void markedDone(Running r, CompletableFuture<Boolean> done, long sent) {
-    try {
-      Boolean marked = done.join();
-      outage.worked();
-      if (!Boolean.TRUE.equals(marked)) {
-        claimNotHeld(r, sent, "marked done", true);
-      }
-    } catch (CompletionException | CancellationException failure) {
-      outage.failed(
-          "markDone " + LogSafe.escape(r.key),
-          "events whose listeners ran are not marked done, so a redelivery after the lease may"
-              + " run them again",
-          unwrap(failure));
-    } finally {
-      end(r, Outcome.SUCCEEDED);
-    }
-  }
-
-  /**
-   * The owner's listeners failed (or it was never run): forgets the claim for a redelivery. Never
-   * throws for the store; the future completes once the store answered or the time-out passed.
-   */
+  /** See {@link ClaimEnding#failed}. */
   CompletableFuture<Void> failed(Claim claim) {
-    Running r = claim.running();
-    String token = r.token;
-    if (token == null) {
-      end(r, Outcome.FAILED);
-      return ENDED;
-    }
-    r.token = null;
-    long begin = timed ? System.nanoTime() : 0;
-    CompletionStage<Boolean> stage;
-    try {
-      stage = store.release(r.key, token);
-    } catch (RuntimeException thrown) {
-      stage = CompletableFuture.failedFuture(thrown);
-    }
-    CompletableFuture<Boolean> released = bounded("release", begin, stage);
-    if (released.isDone()) {
-      released(r, released);
-      return ENDED;
-    }
-    return released.handle(
-        (ignored, failure) -> {
-          released(r, released);
-          return null;
-        });
-  }
-
-  private void released(Running r, CompletableFuture<Boolean> released) {
-    try {
-      Boolean freed = released.join();
-      outage.worked();
-      if (!Boolean.TRUE.equals(freed)) {
-        log.warn(
-            "Dedup lease on {} ran out before it was released (lease {})",
-            LogSafe.escape(r.key),
-            lease);
-      }
-    } catch (CompletionException | CancellationException failure) {
-      outage.failed(
-          "release " + LogSafe.escape(r.key),
-          "failed events stay claimed, and their redeliveries wait until the lease ends",
-          unwrap(failure));
-    } finally {
-      end(r, Outcome.FAILED);
-    }
-  }
-
-  /**
-   * The store answered that {@code r}'s token no longer holds its key. When the question was sent
-   * while the lease certainly still ran, the store lost the key (evicted, or its data lost in a
-   * restart or fail-over): a slow listener is not to blame. Otherwise the lease ran out. Counted
-   * once per event, at its mark (a lost renewal is followed by a mark that finds the key lost too).
-   */
-  private void claimNotHeld(Running r, long sent, String when, boolean count) {
-    long held = Math.max(0, sent - r.claimedAt);
-    if (sent - r.leaseSure < 0) {
-      if (count) {
-        metrics.claimLost();
-      }
-      log.warn(
-          "Dedup store no longer held the claim on {} when it was {}, although its lease still ran"
-              + " (held {} ms of {}): the store lost the key (Redis: an eviction policy other than"
-              + " noeviction, a restart without persistence, a fail-over); a copy may run the"
-              + " event again",
-          LogSafe.escape(r.key),
-          when,
-          TimeUnit.NANOSECONDS.toMillis(held),
-          lease);
-    } else {
-      if (count) {
-        metrics.leaseExpired();
-      }
-      log.warn(
-          "Dedup lease on {} ran out before its listeners finished (held {} ms, lease {}): another"
-              + " copy may have run it too",
-          LogSafe.escape(r.key),
-          TimeUnit.NANOSECONDS.toMillis(held),
-          lease);
-    }
+    return ending.failed(claim);
   }
 
   private void end(Running r, Outcome outcome) {
-    r.token = null;
-    running.remove(r.key, r);
-    r.outcome.complete(outcome);
+    running.end(r, outcome);
   }
 
   /**
@@ -650,121 +277,6 @@ final class DedupGate {
               waiting.decrementAndGet();
               return then.apply(outcome);
             });
-  }
-
-  /**
-   * A store call's answer, bounded by the dedup time-out and timed (from {@code begin}) when the
-   * store may block. A null stage counts as a failed one.
-   */
-  private <T> CompletableFuture<T> bounded(String operation, long begin, CompletionStage<T> stage) {
-    CompletableFuture<T> answer =
-        stage != null
-            ? stage.toCompletableFuture()
-            : CompletableFuture.failedFuture(
-                new NullPointerException("the store returned no stage"));
-    boolean pending = !answer.isDone();
-    if (pending) {
-      // A copy, so the time-out never completes the store's own future.
-      answer = answer.copy().orTimeout(timeoutNanos, TimeUnit.NANOSECONDS);
-    }
-    if (timed || pending) {
-      // Returned, so whoever reads the answer sees it already counted.
-      answer =
-          answer.whenComplete(
-              (value, failure) ->
-                  metrics.storeCall(operation, outcome(value, failure), System.nanoTime() - begin));
-    }
-    return answer;
-  }
-
-  private static String outcome(Object value, Throwable failure) {
-    if (failure != null) {
-      return unwrap(failure) instanceof TimeoutException ? "timeout" : "error";
-    }
-    if (value instanceof Deduplicator.Claim claim) {
-      switch (claim.status()) {
-        case CLAIMED:
-          return "claimed";
-        case DONE:
-          return "done";
-        default:
-          return "running_elsewhere";
-      }
-    }
-    return Boolean.TRUE.equals(value) ? "ok" : "lost";
-  }
-
-  private static Throwable unwrap(Throwable failure) {
-    Throwable t = failure;
-    while (t instanceof CompletionException && t.getCause() != null) {
-      t = t.getCause();
-    }
-    if (t instanceof TimeoutException) {
-      return new TimeoutException("the dedup store did not answer within the dedup time-out");
-    }
-    return t;
-  }
-
-  /** Makes sure a sweep that renews long-running owners' leases is due while any runs. */
-  private void scheduleSweep() {
-    if (!sweepScheduled.get() && sweepScheduled.compareAndSet(false, true)) {
-      try {
-        scheduler.schedule(this::sweep, sweepNanos, TimeUnit.NANOSECONDS);
-      } catch (RejectedExecutionException stopped) {
-        sweepScheduled.set(false);
-      }
-    }
-  }
-
-  /**
-   * Renews the lease of every owner that has held its claim past half of it; runs every quarter
-   * lease while this process owns events, and stops when it owns none.
-   */
-  private void sweep() {
-    long now = System.nanoTime();
-    for (Running r : running.values()) {
-      String token = r.token;
-      if (token != null && now - r.renewAt >= 0) {
-        r.renewAt = now + halfLeaseNanos;
-        renew(r, token);
-      }
-    }
-    sweepScheduled.set(false);
-    if (!running.isEmpty()) {
-      scheduleSweep();
-    }
-  }
-
-  private void renew(Running r, String token) {
-    try {
-      long sent = leaseTicker.getAsLong();
-      long begin = timed ? System.nanoTime() : 0;
-      CompletionStage<Boolean> stage;
-      try {
-        stage = store.renew(r.key, token, lease);
-      } catch (RuntimeException thrown) {
-        stage = CompletableFuture.failedFuture(thrown);
-      }
-      bounded("renew", begin, stage)
-          .whenComplete(
-              (ok, failure) -> {
-                if (failure != null) {
-                  log.warn(
-                      "Dedup store failed to renew the lease on {}",
-                      LogSafe.escape(r.key),
-                      unwrap(failure));
-                } else if (Boolean.TRUE.equals(ok)) {
-                  r.leaseSure = sent + lease.toNanos();
-                } else if (r.token != null) {
-                  claimNotHeld(r, sent, "renewed", false);
-                }
-              });
-    } catch (RuntimeException | Error unexpected) {
-      log.warn("Dedup store failed to renew the lease on {}", LogSafe.escape(r.key), unexpected);
-      if (unexpected instanceof VirtualMachineError vmError) {
-        throw vmError;
-      }
-    }
   }
 
   int running() {

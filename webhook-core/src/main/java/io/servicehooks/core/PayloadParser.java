@@ -1,18 +1,11 @@
 package io.servicehooks.core;
 
 import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.ArrayList;
-import java.util.HexFormat;
-import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Turns a verified body into events, all of them or none: a body that is not JSON, or JSON of
@@ -25,7 +18,10 @@ import java.util.Map;
  *
  * <p>Ids longer than {@link WebhookConsumer#MAX_EVENT_ID_LENGTH} and type names longer than {@link
  * WebhookConsumer#MAX_EVENT_TYPE_LENGTH} are malformed: each would become a dedup key, a log value
- * and (types) a metric tag.
+ * and (types) a metric tag ({@link EventFields}).
+ *
+ * <p>This class makes the one streaming pass and reads an activity envelope; an account-activity
+ * batch is read by {@link AccountActivityBatch}.
  */
 final class PayloadParser {
 
@@ -39,14 +35,14 @@ final class PayloadParser {
     }
   }
 
-  private static final String EVENTS_SUFFIX = "_events";
-
   private final ObjectMapper mapper;
   private final EventTypeNames names;
+  private final AccountActivityBatch batches;
 
   PayloadParser(ObjectMapper mapper, EventTypeNames names) {
     this.mapper = mapper;
     this.names = names;
+    this.batches = new AccountActivityBatch(mapper);
   }
 
   List<WebhookEvent> parse(byte[] body) throws Malformed {
@@ -74,7 +70,7 @@ final class PayloadParser {
         if (name.equals("data") && value == JsonToken.START_OBJECT) {
           envelope.scan(p, body);
         } else {
-          batch |= isBatchField(name);
+          batch |= AccountActivityBatch.isBatchField(name);
           p.skipChildren();
         }
       }
@@ -90,7 +86,7 @@ final class PayloadParser {
     if (batch) {
       List<WebhookEvent> events;
       try {
-        events = batch(mapper.readTree(body), body);
+        events = batches.events(mapper.readTree(body), body);
       } catch (IOException e) {
         throw new Malformed("body is not JSON");
       }
@@ -136,8 +132,8 @@ final class PayloadParser {
       if (type == null || type.isBlank()) {
         throw new Malformed("data.event_type is missing");
       }
-      checkType("data.event_type", type);
-      checkId("data.event_uuid", uuid);
+      EventFields.checkType("data.event_type", type);
+      EventFields.checkId("data.event_uuid", uuid);
       String id;
       String key;
       if (uuid != null && !uuid.isEmpty()) {
@@ -145,7 +141,9 @@ final class PayloadParser {
         key = "e:" + uuid;
       } else {
         // Early envelopes had no event_uuid: the hash of the data object stands in.
-        id = sha256(new LazyJson(mapper, body, dataStart, dataEnd - dataStart).node());
+        id =
+            EventFields.sha256(
+                mapper, new LazyJson(mapper, body, dataStart, dataEnd - dataStart).node());
         key = "e#" + id;
       }
       return new WebhookEvent(
@@ -178,202 +176,5 @@ final class PayloadParser {
       return new LazyJson(mapper, body, start, end - start);
     }
     return new LazyJson((JsonNode) mapper.readTree(p));
-  }
-
-  private static boolean isBatchField(String name) {
-    return name.equals("for_user_id")
-        || name.equals("user_event")
-        || name.equals("replay_job_status")
-        || name.endsWith(EVENTS_SUFFIX);
-  }
-
-  private List<WebhookEvent> batch(JsonNode root, byte[] body) throws Malformed {
-    JsonNode forUser = root.get("for_user_id");
-    String forUserId = forUser == null || forUser.isNull() ? null : forUser.asText();
-    checkId("for_user_id", forUserId);
-    String scope = forUserId == null ? "-" : forUserId;
-    // One delivery for every item: a durable store then keeps one copy of the body, not one each.
-    LazyJson delivery = new LazyJson(mapper, body, 0, body.length, root);
-    List<WebhookEvent> events = new ArrayList<>();
-    for (Iterator<Map.Entry<String, JsonNode>> it = root.fields(); it.hasNext(); ) {
-      Map.Entry<String, JsonNode> field = it.next();
-      String name = field.getKey();
-      JsonNode value = field.getValue();
-      if (name.endsWith(EVENTS_SUFFIX)) {
-        checkType("an account-activity array name", name);
-        if (!value.isArray()) {
-          throw new Malformed(name + " is not an array");
-        }
-        for (JsonNode item : value) {
-          if (!item.isObject()) {
-            throw new Malformed(name + " holds an item that is not an object");
-          }
-          events.add(
-              batchItem(delivery, name, typeOf(name, item, forUserId), item, forUserId, scope));
-        }
-      } else if (name.equals("user_event")) {
-        if (!value.isObject()) {
-          throw new Malformed("user_event is not an object");
-        }
-        for (Iterator<Map.Entry<String, JsonNode>> ue = value.fields(); ue.hasNext(); ) {
-          Map.Entry<String, JsonNode> e = ue.next();
-          checkType("a user_event kind", e.getKey());
-          String type = e.getKey().equals("revoke") ? "oauth.revoke" : "user_event." + e.getKey();
-          events.add(
-              batchItem(
-                  delivery, "user_event." + e.getKey(), type, e.getValue(), forUserId, scope));
-        }
-      } else if (name.equals("replay_job_status")) {
-        if (!value.isObject()) {
-          throw new Malformed("replay_job_status is not an object");
-        }
-        events.add(batchItem(delivery, name, "replay.job_status", value, forUserId, scope));
-      }
-      // for_user_id, users, apps and anything else beside the arrays are context, not events
-    }
-    return events;
-  }
-
-  private WebhookEvent batchItem(
-      LazyJson delivery,
-      String original,
-      String type,
-      JsonNode item,
-      String forUserId,
-      String scope)
-      throws Malformed {
-    String itemId = itemId(item);
-    checkId(original + " item id", itemId);
-    String id = itemId != null ? itemId : sha256(item);
-    String key = "a:" + scope + ":" + original + (itemId != null ? ":" : "#") + id;
-    return new WebhookEvent(
-        id,
-        key,
-        type,
-        original,
-        PayloadFamily.ACCOUNT_ACTIVITY,
-        null,
-        forUserId,
-        null,
-        new LazyJson(item),
-        delivery,
-        mapper);
-  }
-
-  /** The current type of one item of the array {@code name} (PROTOCOL 3b). */
-  private static String typeOf(String name, JsonNode item, String forUserId) throws Malformed {
-    switch (name) {
-      case "post_create_events":
-        return "post.create";
-      case "post_delete_events":
-        return "post.delete";
-      case "favorite_events":
-        return "like.create";
-      case "follow_events":
-        return byItemType("follow", item, "follow", "unfollow");
-      case "block_events":
-        return byItemType("block", item, "block", "unblock");
-      case "mute_events":
-        return byItemType("mute", item, "mute", "unmute");
-      case "direct_message_events":
-        String sender = item.path("message_create").path("sender_id").asText(null);
-        return forUserId != null && forUserId.equals(sender) ? "dm.sent" : "dm.received";
-      case "direct_message_indicate_typing_events":
-        return "dm.indicate_typing";
-      case "direct_message_mark_read_events":
-        return "dm.read";
-      default:
-        // An array this version does not know: "foo_bar_events" becomes "foo.bar".
-        String subject = name.substring(0, name.length() - EVENTS_SUFFIX.length());
-        if (subject.isEmpty()) {
-          // as an envelope without event_type: an event needs a type name
-          throw new Malformed("_events names no event type");
-        }
-        return subject.replace('_', '.');
-    }
-  }
-
-  private static String byItemType(String subject, JsonNode item, String... allowed)
-      throws Malformed {
-    String t = item.path("type").asText("");
-    for (String a : allowed) {
-      if (a.equals(t)) {
-        return subject + "." + t;
-      }
-    }
-    throw new Malformed(subject + "_events item has type '" + shorten(t) + "'");
-  }
-
-  private static String itemId(JsonNode item) {
-    for (String field : new String[] {"id_str", "id"}) {
-      JsonNode v = item.get(field);
-      if (v != null && (v.isTextual() || v.isIntegralNumber()) && !v.asText().isEmpty()) {
-        return v.asText();
-      }
-    }
-    JsonNode status = item.get("status"); // post_delete_events: {status:{id,user_id}}
-    if (status != null && status.isObject()) {
-      JsonNode v = status.get("id");
-      if (v != null && (v.isTextual() || v.isIntegralNumber())) {
-        return v.asText();
-      }
-    }
-    return null;
-  }
-
-  private static void checkId(String what, String id) throws Malformed {
-    if (id == null) {
-      return;
-    }
-    if (id.length() > WebhookConsumer.MAX_EVENT_ID_LENGTH) {
-      throw new Malformed(
-          what + " is longer than " + WebhookConsumer.MAX_EVENT_ID_LENGTH + " characters");
-    }
-    checkText(what, id);
-  }
-
-  private static void checkType(String what, String type) throws Malformed {
-    if (type.length() > WebhookConsumer.MAX_EVENT_TYPE_LENGTH) {
-      throw new Malformed(
-          what + " is longer than " + WebhookConsumer.MAX_EVENT_TYPE_LENGTH + " characters");
-    }
-    checkText(what, type);
-  }
-
-  /**
-   * Refuses a value that is not valid text: a lone UTF-16 surrogate (a JSON escape from D800 to
-   * DFFF without its pair) has no UTF-8 form, so stores that encode keys (Redis, PostgreSQL) write
-   * {@code ?} for it and three different ids ending in D800, in DC01 and in {@code ?} would share
-   * one dedup key; a NUL cannot be stored in a PostgreSQL text column at all.
-   */
-  private static void checkText(String what, String value) throws Malformed {
-    for (int i = 0; i < value.length(); i++) {
-      char c = value.charAt(i);
-      if (c == '\0') {
-        throw new Malformed(what + " contains a NUL character");
-      }
-      if (Character.isSurrogate(c)) {
-        if (Character.isHighSurrogate(c)
-            && i + 1 < value.length()
-            && Character.isLowSurrogate(value.charAt(i + 1))) {
-          i++; // a pair: one character outside the basic plane
-        } else {
-          throw new Malformed(what + " is not valid text (a lone UTF-16 surrogate)");
-        }
-      }
-    }
-  }
-
-  private String sha256(JsonNode node) {
-    try {
-      MessageDigest digest = MessageDigest.getInstance("SHA-256");
-      return HexFormat.of().formatHex(digest.digest(mapper.writeValueAsBytes(node)));
-    } catch (NoSuchAlgorithmException | JsonProcessingException e) {
-      throw new IllegalStateException("cannot hash an event", e);
-    }
-  }
-
-  private static String shorten(String s) {
-    return s.length() <= 32 ? s : s.substring(0, 32) + "...";
   }
 }

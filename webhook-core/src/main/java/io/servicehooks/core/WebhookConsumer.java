@@ -58,6 +58,11 @@ import org.slf4j.LoggerFactory;
  * (durable mode, where a failed event is retried by the inbox). The first listener that throws
  * stops the rest for that event; the event then counts as failed and the {@link ErrorHandler} hears
  * of it. In a batch, the other events still run, and those that succeeded stay done.
+ *
+ * <p>Over 300 lines because its public constants and its {@link Builder} (nested as API, each
+ * method a documented setting that {@code ConsumerSettings} validates) are the user's reference.
+ * The work is elsewhere: {@code ConsumerWiring} assembles the steps, {@code DeliveryPath} takes a
+ * delivery from its bytes to its answer, {@code Dispatcher} runs the listeners.
  */
 public final class WebhookConsumer implements AutoCloseable {
 
@@ -152,19 +157,13 @@ public final class WebhookConsumer implements AutoCloseable {
           "{\"error\":\"method_not_allowed\",\"message\":\"use GET for CRC checks and POST for deliveries\"}"
               .getBytes(StandardCharsets.UTF_8));
 
-  // The steps a request walks through, in order; see the package documentation.
+  // The steps a request walks through, assembled by ConsumerWiring; see the package documentation.
   private final CrcResponder crc;
-  private final int maxBodyBytes;
-  private final SignatureVerifier verifier;
-  private final PayloadParser parser;
-  private final boolean storeMayBlock;
-  private final HandOff handOff;
+  private final DeliveryPath delivery;
   private final AcknowledgementMode acknowledgementMode;
-  private final Answers answers;
-  private final Metrics metrics;
-  private final RefusalLog refusals;
-  private final DeliveryObserver[] observers;
+  private final SignatureVerifier verifier;
 
+  private final int maxBodyBytes;
   private final Acknowledgement acknowledgement;
   private final boolean listenersNonBlocking;
   private final int listenerCount;
@@ -173,59 +172,16 @@ public final class WebhookConsumer implements AutoCloseable {
   private final String dedupStore; // the Deduplicator, or in durable mode the inbox
 
   private WebhookConsumer(ConsumerSettings s) {
-    this.refusals = new RefusalLog(s.refusalLogTicker, s.refusalLogInterval);
-    this.verifier = new SignatureVerifier(s.secrets, refusals);
-    EventTypeNames names = new EventTypeNames(s.aliases);
-    ObjectMapper mapper = s.mapperOrDefault();
-    this.parser = new PayloadParser(mapper, names);
-    Deduplicator store = s.store();
-    DedupGate gate =
-        new DedupGate(
-            store,
-            s.inFlightWait,
-            s.dedupLease,
-            s.dedupTimeout,
-            s.failOpen,
-            s.dedupScheduler,
-            s.leaseTicker);
-    this.storeMayBlock = s.inbox != null ? s.inbox.mayBlock() : store.mayBlock();
-    // In durable mode the inbox table is the dedup: the gate's and the store's meters could never
-    // move, so they are not registered (a dashboard would show flat zeros as if dedup worked).
-    boolean dedupMeters = s.acknowledgement != Acknowledgement.DURABLE;
-    // Described once: toString() stays the same while the consumer runs (the in-memory store's own
-    // toString() shows its size).
-    this.dedupStore =
-        !dedupMeters
-            ? "inbox " + s.inbox
-            : store instanceof InMemoryDeduplicator
-                ? "InMemoryDeduplicator"
-                : String.valueOf(store);
-    this.metrics = s.metricsBinder.metrics(dedupMeters ? gate : null);
-    gate.metrics(metrics);
-    if (dedupMeters && store instanceof MeteredStore metered) {
-      metered.bindTo(s.metricsBinder);
-    }
-    this.crc = new CrcResponder(verifier.current(), metrics, refusals);
+    ConsumerWiring wiring = new ConsumerWiring(s, closed);
+    this.crc = wiring.crc;
+    this.delivery = wiring.delivery;
+    this.acknowledgementMode = wiring.acknowledgementMode;
+    this.verifier = wiring.verifier;
+    this.dedupStore = wiring.dedupStore;
     this.maxBodyBytes = s.maxBodyBytes;
-    this.answers = new Answers(metrics);
-    this.handOff = new HandOff(gate, answers, s.queueingDeadline, s.nanoTime);
-    Dispatcher dispatcher = new Dispatcher(s.router(names), s.errorHandler, metrics);
     this.acknowledgement = s.acknowledgement;
-    if (acknowledgement == Acknowledgement.DURABLE) {
-      DurableAcknowledgement durable =
-          new DurableAcknowledgement(s.inbox, dispatcher, metrics, answers, mapper, s.inboxTimeout);
-      this.acknowledgementMode = durable;
-      s.inbox.start(durable.processor());
-    } else {
-      this.acknowledgementMode =
-          acknowledgement == Acknowledgement.ASYNCHRONOUS
-              ? new AsynchronousAcknowledgement(gate, dispatcher, metrics, answers, closed, s)
-              : new SynchronousAcknowledgement(
-                  gate, dispatcher, metrics, answers, handOff, s.listenersNonBlocking);
-    }
     this.listenersNonBlocking = s.listenersNonBlocking;
     this.listenerCount = s.routes.size();
-    this.observers = s.observers.toArray(DeliveryObserver[]::new);
   }
 
   /** A builder; {@link Builder#consumerSecrets} is the one required setting. */
@@ -251,28 +207,12 @@ public final class WebhookConsumer implements AutoCloseable {
       case "GET":
         return CompletableFuture.completedFuture(crc.answer(request.rawQuery()));
       case "POST":
-        return delivery(
+        return delivery.post(
             request.body(), request.header(WebhookRequest.SIGNATURE_HEADER), listenerExecutor);
       default:
         log.debug("Refused a {} request: only GET and POST are answered", request.method());
         return CompletableFuture.completedFuture(METHOD_NOT_ALLOWED);
     }
-  }
-
-  /** A POST: size, signature, payload, then the acknowledgement mode claims, runs and answers. */
-  private CompletableFuture<WebhookResponse> delivery(
-      byte[] body, String signature, Executor executor) {
-    long start = System.nanoTime();
-    CompletableFuture<WebhookResponse> notTaken = notTaken(body, start);
-    if (notTaken != null) {
-      return notTaken;
-    }
-    WebhookResponse refused = verifier.refusal(body, signature);
-    if (refused != null) {
-      metrics.delivery("invalid_signature", System.nanoTime() - start);
-      return CompletableFuture.completedFuture(refused);
-    }
-    return verified(body, start, executor);
   }
 
   /**
@@ -296,74 +236,7 @@ public final class WebhookConsumer implements AutoCloseable {
    */
   public CompletableFuture<WebhookResponse> handleFromOwnConnection(byte[] body) {
     Objects.requireNonNull(body, "body");
-    long start = System.nanoTime();
-    CompletableFuture<WebhookResponse> notTaken = notTaken(body, start);
-    return notTaken != null ? notTaken : verified(body, start, null);
-  }
-
-  /** The answer for a delivery refused before anything is read (closing, too large), else null. */
-  private CompletableFuture<WebhookResponse> notTaken(byte[] body, long start) {
-    if (closed.get()) {
-      return answers.done(
-          Answers.reject(503, "rejected", "shutting_down", "consumer is shutting down"), start);
-    }
-    if (body.length > maxBodyBytes) {
-      return CompletableFuture.completedFuture(payloadTooLarge());
-    }
-    return null;
-  }
-
-  /** A delivery whose origin is established: payload, then the acknowledgement mode. */
-  private CompletableFuture<WebhookResponse> verified(byte[] body, long start, Executor executor) {
-    List<WebhookEvent> events;
-    try {
-      events = parser.parse(body);
-    } catch (PayloadParser.Malformed e) {
-      log.warn("Refused a verified delivery: {}", e.getMessage());
-      metrics.delivery("malformed", System.nanoTime() - start);
-      return CompletableFuture.completedFuture(
-          WebhookResponse.error(400, "malformed_payload", e.getMessage()));
-    }
-    CompletableFuture<WebhookResponse> answer;
-    if (executor != null && storeMayBlock) {
-      // The store may do I/O: ask it from the executor, not from this thread, in either mode.
-      // Listeners then run on that worker too; a store that answers later resumes on the executor
-      // instead of holding the worker while it waits.
-      answer =
-          handOff.run(
-              executor,
-              start,
-              () -> acknowledgementMode.acknowledge(events, start, null, executor),
-              List.of());
-    } else {
-      try {
-        answer = acknowledgementMode.acknowledge(events, start, executor, executor);
-      } catch (RuntimeException storeFailure) {
-        answer = CompletableFuture.completedFuture(answers.internalError(storeFailure, start));
-      }
-    }
-    if (observers.length == 0) {
-      return answer;
-    }
-    if (answer.isDone()) {
-      observe(answer.join());
-      return answer;
-    }
-    return answer.thenApply(
-        response -> {
-          observe(response);
-          return response;
-        });
-  }
-
-  private void observe(WebhookResponse response) {
-    for (DeliveryObserver observer : observers) {
-      try {
-        observer.answered(response.status());
-      } catch (RuntimeException e) {
-        log.warn("A delivery observer failed; the answer stands", e);
-      }
-    }
+    return delivery.fromOwnConnection(body);
   }
 
   /**
@@ -375,16 +248,11 @@ public final class WebhookConsumer implements AutoCloseable {
   }
 
   WebhookResponse payloadTooLarge() {
-    refusals.warn(
-        RefusalLog.Reason.TOO_LARGE,
-        "Refused a delivery: body larger than " + maxBodyBytes + " bytes");
-    return answers.payloadTooLarge(maxBodyBytes);
+    return delivery.payloadTooLarge();
   }
 
   WebhookResponse unreadableBody() {
-    refusals.warn(
-        RefusalLog.Reason.UNREADABLE, "Refused a delivery: its body could not be read to the end");
-    return answers.unreadableBody();
+    return delivery.unreadableBody();
   }
 
   /** The body size limit in bytes. */
@@ -768,11 +636,7 @@ public final class WebhookConsumer implements AutoCloseable {
      *     mode
      */
     public WebhookConsumer build() {
-      if (settings.secrets.isEmpty()) {
-        throw new IllegalStateException("consumerSecrets(...) is required");
-      }
-      settings.warnShortSecrets();
-      settings.checkInbox();
+      settings.checkComplete();
       return new WebhookConsumer(settings);
     }
 

@@ -11,20 +11,22 @@
  *
  * <h2>The request path</h2>
  *
- * {@code WebhookConsumer.handle} walks each request through package-private steps, in this order:
+ * {@code WebhookConsumer.handle} walks each request through package-private steps (assembled by
+ * {@code ConsumerWiring}), in this order:
  *
  * <ul>
  *   <li>GET: {@code CrcResponder} reads {@code crc_token}, refuses a token that could be a forged
  *       body, and signs the rest with the current consumer secret.
- *   <li>POST: the size limit, then {@code SignatureVerifier} (constant-time, every consumer
- *       secret), then {@code PayloadParser} (both payload families, all events or none), then the
- *       {@code AcknowledgementMode}: it claims each event at the {@code DedupGate} (a duplicate of
- *       an event running here waits for the original; one running on another instance polls the
- *       store a bounded time; a store that cannot answer fails the delivery closed, 503), composing
- *       the store's asynchronous answers, and has the {@code Dispatcher} run the owned ones
- *       (synchronous mode: now, moved to the adapter's executor by {@code HandOff} when listeners
- *       must run; asynchronous mode: later, on the consumer's queue), and {@code Answers} counts
- *       and answers.
+ *   <li>POST, in {@code DeliveryPath} (one delivery from its bytes to its answer): the size limit,
+ *       then {@code SignatureVerifier} (constant-time, every consumer secret), then {@code
+ *       PayloadParser} (both payload families, all events or none), then the {@code
+ *       AcknowledgementMode}: it claims each event at the {@code DedupGate} (a duplicate of an
+ *       event running here waits for the original; one running on another instance polls the store
+ *       a bounded time; a store that cannot answer fails the delivery closed, 503), composing the
+ *       store's asynchronous answers, and has the {@code Dispatcher} (the one place listeners are
+ *       invoked) run the owned ones (synchronous mode: now, moved to the adapter's executor by
+ *       {@code HandOff} when listeners must run; asynchronous mode: later, on the consumer's
+ *       queue), and {@code Answers} counts and answers.
  *   <li>Any other method: 405.
  * </ul>
  *

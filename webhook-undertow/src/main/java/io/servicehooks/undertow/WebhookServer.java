@@ -1,30 +1,21 @@
 package io.servicehooks.undertow;
 
 import io.servicehooks.core.WebhookConsumer;
-import io.servicehooks.core.WebhookResponse;
 import io.undertow.Handlers;
 import io.undertow.Undertow;
 import io.undertow.UndertowOptions;
 import io.undertow.server.DefaultResponseListener;
 import io.undertow.server.HttpHandler;
-import io.undertow.server.HttpServerExchange;
 import io.undertow.server.handlers.GracefulShutdownHandler;
 import io.undertow.server.handlers.PathHandler;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.GeneralSecurityException;
-import java.security.KeyStore;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
-import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,15 +34,15 @@ import org.xnio.Options;
  * {@link #close()} stops taking requests, lets in-flight deliveries finish (up to the shutdown
  * time-out), closes the consumer and stops Undertow. The server's own refusals carry the same JSON
  * error body as the consumer's: 404 {@code not_found} at any other path, 503 {@code shutting_down}
- * once closing.
+ * once closing ({@link ServerRefusals}).
+ *
+ * <p>Over 300 lines because of its public {@link Builder}, nested as API, whose methods are
+ * documented settings; the handlers it serves are their own classes ({@link WebhookHandler}, {@link
+ * HealthHandler}, {@link ScrapeHandler}), as is TLS from a key store ({@link KeyStoreTls}).
  */
 public final class WebhookServer implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(WebhookServer.class);
-  private static final WebhookResponse NOT_FOUND =
-      jsonError(404, "{\"error\":\"not_found\",\"message\":\"nothing is served at this path\"}");
-  private static final WebhookResponse SHUTTING_DOWN =
-      jsonError(503, "{\"error\":\"shutting_down\",\"message\":\"server is shutting down\"}");
 
   /** Default {@link Builder#requestParseTimeout}: 5 s. */
   public static final Duration DEFAULT_REQUEST_PARSE_TIMEOUT = Duration.ofSeconds(5);
@@ -93,15 +84,12 @@ public final class WebhookServer implements AutoCloseable {
     this.tls = b.sslContext != null;
     this.host = b.host;
     this.requestedPort = b.port;
-    PathHandler paths = Handlers.path(exchange -> WebhookHandler.send(exchange, NOT_FOUND));
+    PathHandler paths = Handlers.path(ServerRefusals.NOT_FOUND_HANDLER);
     this.handler = new WebhookHandler(b.consumer);
     paths.addExactPath(b.path, handler);
     b.routes.forEach(paths::addExactPath);
     this.shutdown = Handlers.gracefulShutdown(paths);
-    // The shutdown handler refuses with a bare 503 and has no hook for a body; the listener gives
-    // that refusal the JSON body. Undertow calls it only for an exchange ended without a response.
-    DefaultResponseListener shuttingDown =
-        exchange -> closed && exchange.getStatusCode() == 503 && sendShuttingDown(exchange);
+    DefaultResponseListener shuttingDown = ServerRefusals.shuttingDown(() -> closed);
     HttpHandler root =
         exchange -> {
           exchange.addDefaultResponseListener(shuttingDown);
@@ -136,19 +124,6 @@ public final class WebhookServer implements AutoCloseable {
 
   private static int millis(Duration d) {
     return (int) d.toMillis();
-  }
-
-  private static boolean sendShuttingDown(HttpServerExchange exchange) {
-    if (!exchange.isResponseChannelAvailable()) {
-      return false;
-    }
-    WebhookHandler.send(exchange, SHUTTING_DOWN);
-    return true;
-  }
-
-  private static WebhookResponse jsonError(int status, String json) {
-    return new WebhookResponse(
-        status, Map.of("Content-Type", "application/json"), json.getBytes(StandardCharsets.UTF_8));
   }
 
   /** A builder for a server around {@code consumer}. */
@@ -348,14 +323,7 @@ public final class WebhookServer implements AutoCloseable {
      * balancer or a liveness probe (as the standalone consumer's {@code /health}).
      */
     public Builder health(String path) {
-      return route(
-          path,
-          exchange -> {
-            exchange
-                .getResponseHeaders()
-                .put(io.undertow.util.Headers.CONTENT_TYPE, "application/json");
-            exchange.getResponseSender().send("{\"status\":\"UP\"}");
-          });
+      return route(path, new HealthHandler());
     }
 
     /**
@@ -365,24 +333,7 @@ public final class WebhookServer implements AutoCloseable {
      */
     public Builder metrics(String path, java.util.function.Supplier<String> scrape) {
       Objects.requireNonNull(scrape, "scrape");
-      HttpHandler send =
-          exchange -> {
-            exchange
-                .getResponseHeaders()
-                .put(
-                    io.undertow.util.Headers.CONTENT_TYPE,
-                    "text/plain; version=0.0.4; charset=utf-8");
-            exchange.getResponseSender().send(scrape.get());
-          };
-      return route(
-          path,
-          exchange -> {
-            if (exchange.isInIoThread()) {
-              exchange.dispatch(send);
-            } else {
-              send.handleRequest(exchange);
-            }
-          });
+      return route(path, new ScrapeHandler(scrape));
     }
 
     /** Serves another handler at an exact path beside the webhook, e.g. a health check. */
@@ -407,21 +358,7 @@ public final class WebhookServer implements AutoCloseable {
     public Builder tls(Path keyStore, char[] password) {
       Objects.requireNonNull(keyStore, "keyStore");
       Objects.requireNonNull(password, "password");
-      try (InputStream in = Files.newInputStream(keyStore)) {
-        KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
-        store.load(in, password);
-        KeyManagerFactory kmf =
-            KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-        kmf.init(store, password);
-        SSLContext context = SSLContext.getInstance("TLS");
-        context.init(kmf.getKeyManagers(), null, null);
-        this.sslContext = context;
-      } catch (IOException | GeneralSecurityException e) {
-        throw new IllegalArgumentException(
-            "cannot load key store " + keyStore + ": " + e.getMessage(), e);
-      } finally {
-        Arrays.fill(password, '\0');
-      }
+      this.sslContext = KeyStoreTls.load(keyStore, password);
       return this;
     }
 

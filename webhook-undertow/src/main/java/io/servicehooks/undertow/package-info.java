@@ -7,5 +7,9 @@
  * core and copies its answer back; listeners run on Undertow's worker pool unless declared
  * non-blocking. Every error answer carries the core's JSON body {@code
  * {"error":"<code>","message":"<why>"}}.
+ *
+ * <p>Package-private beside them: {@code BodyReceiver} reads a body, {@code ExchangeAnswers} writes
+ * an answer from whichever thread it is ready on, {@code ServerRefusals}, {@code HealthHandler},
+ * {@code ScrapeHandler} and {@code KeyStoreTls} serve the embedded server.
  */
 package io.servicehooks.undertow;

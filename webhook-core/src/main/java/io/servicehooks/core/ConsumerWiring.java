@@ -1,0 +1,105 @@
+package io.servicehooks.core;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Assembles a consumer's steps from its settings, in the order they depend on each other: the dedup
+ * gate and its store, the meters (no dedup meters in durable mode), the acknowledgement mode
+ * (starting the inbox in durable mode), then the CRC responder and the delivery path. Read once, by
+ * the consumer's constructor.
+ */
+final class ConsumerWiring {
+
+  final SignatureVerifier verifier;
+  final CrcResponder crc;
+  final AcknowledgementMode acknowledgementMode;
+  final DeliveryPath delivery;
+
+  /** The Deduplicator, or in durable mode the inbox, described once for toString(). */
+  final String dedupStore;
+
+  ConsumerWiring(ConsumerSettings s, AtomicBoolean closed) {
+    RefusalLog refusals = new RefusalLog(s.refusalLogTicker, s.refusalLogInterval);
+    this.verifier = new SignatureVerifier(s.secrets, refusals);
+    EventTypeNames names = new EventTypeNames(s.aliases);
+    ObjectMapper mapper = s.mapperOrDefault();
+    PayloadParser parser = new PayloadParser(mapper, names);
+    Deduplicator store = s.store();
+    DedupGate gate =
+        new DedupGate(
+            store,
+            s.inFlightWait,
+            s.dedupLease,
+            s.dedupTimeout,
+            s.failOpen,
+            s.dedupScheduler,
+            s.leaseTicker);
+    boolean storeMayBlock = s.inbox != null ? s.inbox.mayBlock() : store.mayBlock();
+    // In durable mode the inbox table is the dedup: the gate's and the store's meters could never
+    // move, so they are not registered (a dashboard would show flat zeros as if dedup worked).
+    boolean dedupMeters = s.acknowledgement != Acknowledgement.DURABLE;
+    // Described once: toString() stays the same while the consumer runs (the in-memory store's own
+    // toString() shows its size).
+    this.dedupStore =
+        !dedupMeters
+            ? "inbox " + s.inbox
+            : store instanceof InMemoryDeduplicator
+                ? "InMemoryDeduplicator"
+                : String.valueOf(store);
+    Metrics metrics = s.metricsBinder.metrics(dedupMeters ? gate : null);
+    gate.metrics(metrics);
+    if (dedupMeters && store instanceof MeteredStore metered) {
+      metered.bindTo(s.metricsBinder);
+    }
+    this.crc = new CrcResponder(verifier.current(), metrics, refusals);
+    Answers answers = new Answers(metrics);
+    HandOff handOff = new HandOff(gate, answers, s.queueingDeadline, s.nanoTime);
+    Dispatcher dispatcher = new Dispatcher(s.router(names), s.errorHandler, metrics);
+    this.acknowledgementMode =
+        acknowledgementMode(s, gate, dispatcher, metrics, answers, handOff, mapper, closed);
+    this.delivery =
+        new DeliveryPath(
+            closed,
+            s.maxBodyBytes,
+            verifier,
+            parser,
+            storeMayBlock,
+            handOff,
+            acknowledgementMode,
+            answers,
+            metrics,
+            refusals,
+            s.observers);
+  }
+
+  /** The mode the settings chose; a durable one has its inbox started on it. */
+  private static AcknowledgementMode acknowledgementMode(
+      ConsumerSettings s,
+      DedupGate gate,
+      Dispatcher dispatcher,
+      Metrics metrics,
+      Answers answers,
+      HandOff handOff,
+      ObjectMapper mapper,
+      AtomicBoolean closed) {
+    switch (s.acknowledgement) {
+      case DURABLE:
+        DurableAcknowledgement durable =
+            new DurableAcknowledgement(
+                s.inbox, dispatcher, metrics, answers, mapper, s.inboxTimeout);
+        s.inbox.start(durable.processor());
+        return durable;
+      case ASYNCHRONOUS:
+        return new AsynchronousAcknowledgement(gate, dispatcher, metrics, answers, closed, s);
+      default:
+        return new SynchronousAcknowledgement(
+            gate, dispatcher, metrics, answers, handOff, s.listenersNonBlocking);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "ConsumerWiring[" + acknowledgementMode + "]";
+  }
+}

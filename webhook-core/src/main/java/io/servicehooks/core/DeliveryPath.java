@@ -1,0 +1,162 @@
+package io.servicehooks.core;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One delivery's way through the consumer, from its bytes to its answer: the size limit, the
+ * signature (skipped for a connection this application opened itself), the payload, then the
+ * acknowledgement mode, and the observers told the answer. Listeners run inside the mode, through
+ * the {@link Dispatcher}.
+ */
+final class DeliveryPath {
+
+  // Logs under the consumer's name, as before the split: users' log configuration names it.
+  private static final Logger log = LoggerFactory.getLogger(WebhookConsumer.class);
+
+  private final AtomicBoolean closed;
+  private final int maxBodyBytes;
+  private final SignatureVerifier verifier;
+  private final PayloadParser parser;
+  private final boolean storeMayBlock;
+  private final HandOff handOff;
+  private final AcknowledgementMode acknowledgementMode;
+  private final Answers answers;
+  private final Metrics metrics;
+  private final RefusalLog refusals;
+  private final DeliveryObserver[] observers;
+
+  DeliveryPath(
+      AtomicBoolean closed,
+      int maxBodyBytes,
+      SignatureVerifier verifier,
+      PayloadParser parser,
+      boolean storeMayBlock,
+      HandOff handOff,
+      AcknowledgementMode acknowledgementMode,
+      Answers answers,
+      Metrics metrics,
+      RefusalLog refusals,
+      List<DeliveryObserver> observers) {
+    this.closed = closed;
+    this.maxBodyBytes = maxBodyBytes;
+    this.verifier = verifier;
+    this.parser = parser;
+    this.storeMayBlock = storeMayBlock;
+    this.handOff = handOff;
+    this.acknowledgementMode = acknowledgementMode;
+    this.answers = answers;
+    this.metrics = metrics;
+    this.refusals = refusals;
+    this.observers = observers.toArray(DeliveryObserver[]::new);
+  }
+
+  /** A POST: size, signature, payload, then the acknowledgement mode claims, runs and answers. */
+  CompletableFuture<WebhookResponse> post(byte[] body, String signature, Executor executor) {
+    long start = System.nanoTime();
+    CompletableFuture<WebhookResponse> notTaken = notTaken(body, start);
+    if (notTaken != null) {
+      return notTaken;
+    }
+    WebhookResponse refused = verifier.refusal(body, signature);
+    if (refused != null) {
+      metrics.delivery("invalid_signature", System.nanoTime() - start);
+      return CompletableFuture.completedFuture(refused);
+    }
+    return verified(body, start, executor);
+  }
+
+  /** A delivery from a connection this application opened itself: no signature to check. */
+  CompletableFuture<WebhookResponse> fromOwnConnection(byte[] body) {
+    long start = System.nanoTime();
+    CompletableFuture<WebhookResponse> notTaken = notTaken(body, start);
+    return notTaken != null ? notTaken : verified(body, start, null);
+  }
+
+  /** The answer for a delivery refused before anything is read (closing, too large), else null. */
+  private CompletableFuture<WebhookResponse> notTaken(byte[] body, long start) {
+    if (closed.get()) {
+      return answers.done(
+          Answers.reject(503, "rejected", "shutting_down", "consumer is shutting down"), start);
+    }
+    if (body.length > maxBodyBytes) {
+      return CompletableFuture.completedFuture(payloadTooLarge());
+    }
+    return null;
+  }
+
+  /** A delivery whose origin is established: payload, then the acknowledgement mode. */
+  private CompletableFuture<WebhookResponse> verified(byte[] body, long start, Executor executor) {
+    List<WebhookEvent> events;
+    try {
+      events = parser.parse(body);
+    } catch (PayloadParser.Malformed e) {
+      log.warn("Refused a verified delivery: {}", e.getMessage());
+      metrics.delivery("malformed", System.nanoTime() - start);
+      return CompletableFuture.completedFuture(
+          WebhookResponse.error(400, "malformed_payload", e.getMessage()));
+    }
+    CompletableFuture<WebhookResponse> answer;
+    if (executor != null && storeMayBlock) {
+      // The store may do I/O: ask it from the executor, not from this thread, in either mode.
+      // Listeners then run on that worker too; a store that answers later resumes on the executor
+      // instead of holding the worker while it waits.
+      answer =
+          handOff.run(
+              executor,
+              start,
+              () -> acknowledgementMode.acknowledge(events, start, null, executor),
+              List.of());
+    } else {
+      try {
+        answer = acknowledgementMode.acknowledge(events, start, executor, executor);
+      } catch (RuntimeException storeFailure) {
+        answer = CompletableFuture.completedFuture(answers.internalError(storeFailure, start));
+      }
+    }
+    if (observers.length == 0) {
+      return answer;
+    }
+    if (answer.isDone()) {
+      observe(answer.join());
+      return answer;
+    }
+    return answer.thenApply(
+        response -> {
+          observe(response);
+          return response;
+        });
+  }
+
+  private void observe(WebhookResponse response) {
+    for (DeliveryObserver observer : observers) {
+      try {
+        observer.answered(response.status());
+      } catch (RuntimeException e) {
+        log.warn("A delivery observer failed; the answer stands", e);
+      }
+    }
+  }
+
+  WebhookResponse payloadTooLarge() {
+    refusals.warn(
+        RefusalLog.Reason.TOO_LARGE,
+        "Refused a delivery: body larger than " + maxBodyBytes + " bytes");
+    return answers.payloadTooLarge(maxBodyBytes);
+  }
+
+  WebhookResponse unreadableBody() {
+    refusals.warn(
+        RefusalLog.Reason.UNREADABLE, "Refused a delivery: its body could not be read to the end");
+    return answers.unreadableBody();
+  }
+
+  @Override
+  public String toString() {
+    return "DeliveryPath[maxBodyBytes=" + maxBodyBytes + "]";
+  }
+}
