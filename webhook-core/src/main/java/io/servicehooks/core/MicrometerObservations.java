@@ -41,6 +41,11 @@ final class MicrometerObservations implements Observations {
   private final String acknowledgement;
   private final TypeTagCap types;
 
+  /** The observations on {@code registry}, an {@link ObservationRegistry} held untyped. */
+  static Observations of(Object registry, Acknowledgement acknowledgement) {
+    return new MicrometerObservations((ObservationRegistry) registry, acknowledgement);
+  }
+
   MicrometerObservations(ObservationRegistry registry, Acknowledgement acknowledgement) {
     this(registry, acknowledgement, new TypeTagCap(WebhookConsumer.MAX_TYPE_TAGS));
   }
@@ -158,9 +163,9 @@ final class MicrometerObservations implements Observations {
   }
 
   @Override
-  public InboxProcess inboxProcess(StoredEvent event, String traceparent) {
+  public InboxProcess inboxProcess(StoredEvent event) {
     InboxProcessObservationContext context =
-        new InboxProcessObservationContext(event, types.tag(event.type()), traceparent);
+        new InboxProcessObservationContext(event, types.tag(event.type()));
     // No parent in this process: the remote one comes from the carrier.
     Observation observation =
         Observation.createNotStarted(null, INBOX_PROCESS, () -> context, registry);

@@ -43,10 +43,11 @@ interface Observations {
   }
 
   /**
-   * Starts the observation of an inbox worker running one stored event, continuing the trace of
-   * {@code traceparent} (none: a trace of its own), with its scope open on the calling thread.
+   * Starts the observation of an inbox worker running one stored event, continuing the trace of its
+   * {@link StoredEvent#traceparent()} (none: a trace of its own), with its scope open on the
+   * calling thread.
    */
-  default InboxProcess inboxProcess(StoredEvent event, String traceparent) {
+  default InboxProcess inboxProcess(StoredEvent event) {
     return InboxProcess.NONE;
   }
 

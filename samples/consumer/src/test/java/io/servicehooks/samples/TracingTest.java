@@ -122,7 +122,7 @@ final class TracingTest {
       assertThat(traceparent).matches("00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}");
 
       InboxProcessObservationContext process =
-          new InboxProcessObservationContext(EVENT, "post.create", traceparent);
+          new InboxProcessObservationContext(EVENT.withTraceparent(traceparent), "post.create");
       Observation.createNotStarted(
               null,
               new DefaultInboxProcessObservationConvention(),

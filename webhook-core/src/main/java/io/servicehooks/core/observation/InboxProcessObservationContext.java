@@ -19,18 +19,17 @@ public class InboxProcessObservationContext extends ReceiverContext<Map<String, 
   private final String eventType;
 
   /**
-   * @param event the stored event
+   * @param event the stored event, with the {@code traceparent} it was stored with (or none)
    * @param eventType its type, capped
-   * @param traceparent the W3C {@code traceparent} the event was stored with, or {@code null}
    */
-  public InboxProcessObservationContext(StoredEvent event, String eventType, String traceparent) {
+  public InboxProcessObservationContext(StoredEvent event, String eventType) {
     super((carrier, key) -> carrier.get(key), Kind.CONSUMER);
     this.event = Objects.requireNonNull(event, "event");
     this.eventType = Objects.requireNonNull(eventType, "eventType");
     setCarrier(
-        traceparent == null
+        event.traceparent() == null
             ? Map.of()
-            : Map.of(InboxStoreObservationContext.TRACEPARENT, traceparent));
+            : Map.of(InboxStoreObservationContext.TRACEPARENT, event.traceparent()));
     setRemoteServiceName("servicehooks-inbox");
   }
 
