@@ -24,8 +24,9 @@ public enum ServicehooksObservation implements ObservationDocumentation {
 
   /**
    * One delivery, from the moment the core has its bytes to its answer: a signed POST, or a line of
-   * the activity stream. CRC checks and bodies refused before they are read are not observed (the
-   * {@code webhook.crc} and {@code webhook.deliveries} meters count them).
+   * the activity stream. CRC checks, bodies refused before they are read (too large, unreadable)
+   * and deliveries refused while the consumer closes are not observed (the {@code webhook.crc} and
+   * {@code webhook.deliveries} meters count them).
    */
   DELIVERY {
     @Override
@@ -169,10 +170,10 @@ public enum ServicehooksObservation implements ObservationDocumentation {
      * How it ended. A delivery: {@code accepted}, {@code duplicate}, or the error code of its
      * answer ({@code invalid_signature}, {@code malformed_payload}, {@code busy}, {@code
      * in_flight}, {@code dedup_unavailable}, {@code inbox_unavailable}, {@code listener_failed},
-     * {@code internal_error}, {@code shutting_down}, {@code payload_too_large}). A listener or an
-     * inbox processing: {@code success} or {@code failure}. An inbox store: {@code stored}, {@code
-     * duplicate} (every event stored before) or {@code failure}. A stream event: {@code taken},
-     * {@code refused} (4xx), {@code failed} (500) or {@code not_taken} (503, asked for again).
+     * {@code internal_error}). A listener or an inbox processing: {@code success} or {@code
+     * failure}. An inbox store: {@code stored}, {@code duplicate} (every event stored before) or
+     * {@code failure}. A stream event: {@code taken}, {@code refused} (4xx), {@code failed} (500)
+     * or {@code not_taken} (503, asked for again).
      */
     OUTCOME {
       @Override
