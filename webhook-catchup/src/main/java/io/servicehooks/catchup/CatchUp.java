@@ -1,26 +1,17 @@
 package io.servicehooks.catchup;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.servicehooks.core.WebhookConsumer;
 import io.servicehooks.core.WebhookEvent;
-import io.servicehooks.registration.ReplayJob;
-import io.servicehooks.registration.WebhookApiException;
 import io.servicehooks.registration.WebhookClient;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
-import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -72,6 +63,9 @@ import org.slf4j.LoggerFactory;
  * webhook.catchup.replays.completed}, {@code webhook.catchup.replays.failed} (attempts) and {@code
  * webhook.catchup.minutes.unhealable}.
  */
+// The facade and its public Builder; the work is done by LeaderLoop (each check, under the store's
+// leadership), ReplayJobs (the job bookkeeping), DowntimeWindow (the window arithmetic) and
+// RefusedDeliveries (answers 5xx as downtime), all called under this object's lock but the last.
 public final class CatchUp implements AutoCloseable {
 
   /** The event type of a {@code replay_job_status} delivery. */
@@ -101,59 +95,39 @@ public final class CatchUp implements AutoCloseable {
   // How long leadership outlives a leader that died holding it (Redis); the critical section is a
   // few store calls and one bounded API call.
   static final Duration LEADER_LEASE = Duration.ofSeconds(60);
-  private static final Duration MAX_BACKOFF = Duration.ofHours(1);
 
   private static final Logger log = LoggerFactory.getLogger(CatchUp.class);
 
-  private final WebhookClient client;
-  private final String webhookUrl;
   private final HeartbeatStore store;
   private final Duration interval;
-  private final Duration margin;
-  private final Duration threshold;
-  private final Duration reach;
-  private final Duration backoff;
-  private final int maxAttempts;
-  private final Duration jobTimeout;
   private final Clock clock;
-  private final CatchUpMetrics metrics;
   private final boolean schedule;
+  private final RefusedDeliveries refusals;
+  private final ReplayJobs jobs;
+  private final LeaderLoop loop;
 
-  // Statuses that arrived while the store's job had no id yet (the platform can be faster than the
-  // write of the id): job id to state, looked at once the id is recorded.
-  private final Map<String, String> earlyStatuses = new ConcurrentHashMap<>();
-
-  private volatile String webhookId;
-
-  // Epoch milliseconds of the first refused delivery (5xx) since the last one answered 2xx; 0 while
-  // deliveries are answered. Written by delivery threads, read mostly.
-  private final AtomicLong refusingSince = new AtomicLong();
-
-  // The start of a period when every delivery was refused, longer than the gap threshold, that has
-  // not been replayed yet; null when there is none.
-  private final AtomicReference<Instant> refusalGap = new AtomicReference<>();
-
-  private Instant servingSince; // guarded by this
-  private Instant lastCheck; // guarded by this
   private ScheduledExecutorService scheduler; // guarded by this
   private boolean started; // guarded by this
   private boolean closed; // guarded by this
 
   private CatchUp(Builder b) {
-    this.client = b.client;
-    this.webhookId = b.webhookId;
-    this.webhookUrl = b.webhookUrl;
     this.store = b.store;
     this.interval = b.interval;
-    this.margin = b.margin;
-    this.threshold = b.threshold;
-    this.reach = b.reach;
-    this.backoff = b.backoff;
-    this.maxAttempts = b.maxAttempts;
-    this.jobTimeout = b.jobTimeout;
     this.clock = b.clock;
-    this.metrics = b.metrics;
     this.schedule = b.schedule;
+    DowntimeWindow window = new DowntimeWindow(b.threshold, b.margin, b.reach);
+    this.refusals = new RefusedDeliveries(window, this::now);
+    this.jobs =
+        new ReplayJobs(
+            b.client,
+            b.webhookId,
+            b.webhookUrl,
+            b.store,
+            b.backoff,
+            b.maxAttempts,
+            b.jobTimeout,
+            b.metrics);
+    this.loop = new LeaderLoop(b.store, window, refusals, jobs, b.metrics, b.interval);
   }
 
   /**
@@ -172,34 +146,7 @@ public final class CatchUp implements AutoCloseable {
   public WebhookConsumer.Builder install(WebhookConsumer.Builder consumer) {
     return Objects.requireNonNull(consumer, "consumer")
         .on(JOB_STATUS_TYPE, this::onJobStatus)
-        .onAnswered(this::answered);
-  }
-
-  /**
-   * Every answer of the consumer's: the heartbeat means "answered 2xx", not "the process runs". A
-   * delivery answered 5xx (the dedup store or the inbox down) was not taken, and when nothing but
-   * refusals comes for longer than the gap threshold, that period is downtime: the heartbeat stops
-   * moving and, once a delivery is answered 2xx again, the period is replayed.
-   */
-  private void answered(int status) {
-    if (status >= 200 && status < 300) {
-      if (refusingSince.get() != 0) {
-        long since = refusingSince.getAndSet(0);
-        if (since != 0) {
-          Instant from = Instant.ofEpochMilli(since);
-          Instant now = now();
-          if (gap(from, now)) {
-            refusalGap.accumulateAndGet(from, (a, b) -> a == null || b.isBefore(a) ? b : a);
-            log.warn(
-                "Catch-up: every delivery was refused from {} to {}; that period is replayed",
-                from,
-                now);
-          }
-        }
-      }
-    } else if (status >= 500 && refusingSince.get() == 0) {
-      refusingSince.compareAndSet(0, now().toEpochMilli());
-    }
+        .onAnswered(refusals::answered);
   }
 
   /**
@@ -216,7 +163,7 @@ public final class CatchUp implements AutoCloseable {
         throw new IllegalStateException(closed ? "catch-up is closed" : "catch-up already started");
       }
       started = true;
-      servingSince = now();
+      loop.serving(now());
     }
     check();
     if (schedule) {
@@ -268,285 +215,24 @@ public final class CatchUp implements AutoCloseable {
     if (closed) {
       return;
     }
-    Instant now = now();
-    try {
-      check(now);
-    } catch (IOException | RuntimeException e) {
-      log.warn("Catch-up check failed, trying again in {}: {}", interval, describe(e));
-    } finally {
-      lastCheck = now;
-    }
-  }
-
-  private void check(Instant now) throws IOException {
-    String id = webhookId();
-    HeartbeatStore.Snapshot state = store.read();
-    if (state.job() != null) {
-      pending(id, state.job(), now);
-      return;
-    }
-    long refusing = refusingSince.get();
-    if (refusing != 0) {
-      // Every delivery since then was refused: no heartbeat, and no replay yet (it would be
-      // refused too); once deliveries are answered again the period is replayed.
-      log.debug(
-          "Catch-up: deliveries refused since {}; no heartbeat", Instant.ofEpochMilli(refusing));
-      return;
-    }
-    Instant heartbeat = state.heartbeat();
-    if (refusalGap.get() == null
-        && (heartbeat == null || !gap(heartbeat, now) || answeredThrough(heartbeat, now))) {
-      store.beat(now);
-      return;
-    }
-    catchUp(id, now);
-  }
-
-  private boolean gap(Instant heartbeat, Instant now) {
-    return now.isAfter(heartbeat.plus(threshold));
-  }
-
-  /**
-   * Whether this instance itself answered from {@code heartbeat} to now without a pause (the
-   * heartbeat lagged only because a job held it): no downtime to heal.
-   */
-  private boolean answeredThrough(Instant heartbeat, Instant now) {
-    return servingSince != null
-        && !servingSince.isAfter(heartbeat)
-        && lastCheck != null
-        && !gap(lastCheck, now);
-  }
-
-  private void catchUp(String id, Instant now) throws IOException {
-    Optional<HeartbeatStore.Leadership> lead = store.tryLead(LEADER_LEASE);
-    if (lead.isEmpty()) {
-      log.debug("Catch-up: another instance leads; waiting for its job");
-      return;
-    }
-    try (HeartbeatStore.Leadership held = lead.get()) {
-      HeartbeatStore.Snapshot state = store.read(); // again, as leader: another may have done it
-      if (state.job() != null) {
-        return;
-      }
-      Instant heartbeat = state.heartbeat();
-      Instant since = heartbeat != null && gap(heartbeat, now) ? heartbeat : null;
-      Instant refused = refusalGap.get();
-      if (refused != null && (since == null || refused.isBefore(since))) {
-        since = refused;
-      }
-      if (since == null) {
-        return;
-      }
-      Instant from = CatchUpJob.floorMinute(since.minus(margin));
-      Instant reachable = CatchUpJob.ceilMinute(now.minus(reach));
-      if (from.isBefore(reachable)) {
-        long minutes = Duration.between(from, reachable).toMinutes();
-        log.warn(
-            "Catch-up cannot heal {} minutes of downtime for webhook {}, from {} to {}: the platform"
-                + " replays only the last {}",
-            minutes,
-            id,
-            from,
-            reachable,
-            reach);
-        metrics.unhealable(minutes);
-        from = reachable;
-      }
-      CatchUpJob job = new CatchUpJob(UUID.randomUUID().toString(), null, from, now, 1, now, null);
-      store.putJob(job); // before anything else: a restart finds it and does not ask again
-      Instant covered = since;
-      refusalGap.getAndUpdate(g -> g != null && !g.isBefore(covered) ? null : g);
-      ask(id, job, now);
-    }
-  }
-
-  /** Asks the platform for {@code job}'s window; the caller leads. */
-  private void ask(String id, CatchUpJob job, Instant now) throws IOException {
-    ReplayJob answer;
-    try {
-      // to_date is the minute of `until`, which the platform replays whole: up to to().
-      answer = client.replay(id, job.from(), job.until());
-    } catch (WebhookApiException e) {
-      metrics.failed();
-      String reason =
-          e.reasonName().orElse("HTTP " + e.status())
-              + (e.status() == 429 ? " (rate limited)" : "");
-      if (e.reason() == WebhookApiException.Reason.REPLAY_CONFLICT
-          || e.status() == 429
-          || e.status() >= 500) {
-        retryLater(id, job, reason, now);
-      } else {
-        giveUp(id, job, "refused: " + reason);
-      }
-      return;
-    } catch (IOException e) {
-      metrics.failed();
-      retryLater(id, job, "platform not reached (" + e.getClass().getSimpleName() + ")", now);
-      return;
-    }
-    metrics.asked();
-    CatchUpJob asked = job.withJobId(answer.jobId());
-    store.putJob(asked);
-    log.info(
-        "Catch-up asked replay job {} for webhook {} {} (attempt {})",
-        asked.jobId(),
-        id,
-        window(asked),
-        asked.attempt());
-    String early = earlyStatuses.remove(asked.jobId());
-    if (early != null) {
-      outcome(id, asked, early, now);
-    }
-  }
-
-  /** A job is recorded: wait for it, or retry it when due or overdue. */
-  private void pending(String id, CatchUpJob job, Instant now) throws IOException {
-    if (job.underWay()) {
-      if (job.jobId() != null) {
-        String early = earlyStatuses.remove(job.jobId());
-        if (early != null) {
-          outcome(id, job, early, now);
-          return;
-        }
-      }
-      if (now.isBefore(job.askedAt().plus(jobTimeout))) {
-        return; // its replay_job_status is still to come
-      }
-    } else if (now.isBefore(job.retryAt())) {
-      return;
-    }
-    Optional<HeartbeatStore.Leadership> lead = store.tryLead(LEADER_LEASE);
-    if (lead.isEmpty()) {
-      return;
-    }
-    try (HeartbeatStore.Leadership held = lead.get()) {
-      CatchUpJob current = store.read().job();
-      if (current == null || !current.equals(job)) {
-        return; // changed meanwhile: look again at the next check
-      }
-      if (job.underWay()) {
-        metrics.failed();
-        retryLater(
-            id,
-            job,
-            job.jobId() == null
-                ? "the instance asking stopped before the platform answered"
-                : "no replay_job_status within " + jobTimeout,
-            now);
-        return;
-      }
-      CatchUpJob next = job.nextAttempt(now);
-      store.putJob(next); // before the call, as the first time
-      ask(id, next, now);
-    }
+    loop.check(now());
   }
 
   /** A {@code replay_job_status} delivery; runs on the consumer's listener thread. */
   private synchronized void onJobStatus(WebhookEvent event) throws IOException {
-    JsonNode status = event.payload();
-    String jobId = status.path("job_id").asText("");
-    String state = status.path("job_state").asText("");
-    String forWebhook = status.path("webhook_id").asText("");
-    String id = webhookId;
-    if (jobId.isEmpty() || id != null && !forWebhook.isEmpty() && !forWebhook.equals(id)) {
-      return;
-    }
-    CatchUpJob job = store.read().job(); // a failure answers 500: the platform sends it again
-    if (job == null || !jobId.equals(job.jobId())) {
-      if (job != null && job.jobId() == null && job.underWay()) {
-        earlyStatuses.put(jobId, state);
-      }
-      log.debug("Catch-up: replay_job_status of job {} is not the catch-up job in progress", jobId);
-      return;
-    }
-    outcome(id != null ? id : forWebhook, job, state, now());
+    jobs.onJobStatus(event, this::now);
   }
 
-  private void outcome(String id, CatchUpJob job, String state, Instant now) throws IOException {
-    if (state.equalsIgnoreCase("Complete")) {
-      if (store.finishJob(job.key(), null, job.until())) {
-        metrics.completed();
-        log.info(
-            "Catch-up replay job {} for webhook {} {}: Complete (attempt {})",
-            job.jobId(),
-            id,
-            window(job),
-            job.attempt());
-      }
-      return;
-    }
-    metrics.failed();
-    retryLater(id, job, "job " + job.jobId() + " " + (state.isEmpty() ? "ended" : state), now);
-  }
-
-  /** Records the next attempt of the window after a failed one, or gives up after the last. */
-  private void retryLater(String id, CatchUpJob job, String reason, Instant now)
-      throws IOException {
-    if (job.attempt() >= maxAttempts) {
-      giveUp(id, job, reason);
-      return;
-    }
-    Duration wait = backoff.multipliedBy(1L << Math.min(job.attempt() - 1, 20));
-    if (wait.compareTo(MAX_BACKOFF) > 0) {
-      wait = MAX_BACKOFF;
-    }
-    Instant at = now.plus(wait);
-    if (store.finishJob(job.key(), job.retryingAt(at), null)) {
-      log.info(
-          "Catch-up replay for webhook {} {}: {}; attempt {} of {}, asking again at {}",
-          id,
-          window(job),
-          reason,
-          job.attempt(),
-          maxAttempts,
-          at);
-    }
-  }
-
-  private void giveUp(String id, CatchUpJob job, String reason) throws IOException {
-    if (store.finishJob(job.key(), null, job.until())) {
-      log.warn(
-          "Catch-up replay for webhook {} {}: {}; gave up after attempt {}: events of"
-              + " this window that were not delivered are lost",
-          id,
-          window(job),
-          reason,
-          job.attempt());
-    }
-  }
-
-  /**
-   * The window as the replay request carries it, so that log and request show the same end: the
-   * platform replays from {@code from_date}'s minute through {@code to_date}'s minute, whole.
-   */
+  /** The window as the replay request carries it (see {@link DowntimeWindow#describe}). */
   static String window(CatchUpJob job) {
-    return "from_date "
-        + REQUEST_MINUTE.format(job.from())
-        + " to_date "
-        + REQUEST_MINUTE.format(CatchUpJob.floorMinute(job.until()))
-        + " (through "
-        + job.to()
-        + ")";
-  }
-
-  private static final java.time.format.DateTimeFormatter REQUEST_MINUTE =
-      java.time.format.DateTimeFormatter.ofPattern("yyyyMMddHHmm", java.util.Locale.ROOT)
-          .withZone(java.time.ZoneOffset.UTC);
-
-  private String webhookId() throws IOException {
-    String id = webhookId;
-    if (id == null) {
-      id = client.ensureRegistered(webhookUrl).id();
-      webhookId = id;
-    }
-    return id;
+    return DowntimeWindow.describe(job);
   }
 
   private Instant now() {
     return clock.instant().truncatedTo(ChronoUnit.MILLIS);
   }
 
-  private static String describe(Exception e) {
+  static String describe(Exception e) {
     return e.getMessage() == null
         ? e.getClass().getSimpleName()
         : e.getClass().getSimpleName() + ": " + e.getMessage();
@@ -555,7 +241,7 @@ public final class CatchUp implements AutoCloseable {
   @Override
   public String toString() {
     return "CatchUp[webhook="
-        + (webhookId != null ? webhookId : webhookUrl)
+        + jobs.webhookLabel()
         + ", store="
         + store
         + ", heartbeatInterval="

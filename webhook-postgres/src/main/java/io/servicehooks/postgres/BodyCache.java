@@ -32,11 +32,11 @@ final class BodyCache {
   }
 
   /** The bodies the taken rows point at, read from {@code c} where not kept; absent if gone. */
-  synchronized Map<Long, String> resolve(Connection c, List<Workers.Taken> taken)
+  synchronized Map<Long, String> resolve(Connection c, List<DueRows.Taken> taken)
       throws SQLException {
     Map<Long, String> out = new HashMap<>();
     List<Long> missing = new ArrayList<>();
-    for (Workers.Taken t : taken) {
+    for (DueRows.Taken t : taken) {
       Long id = t.bodyId();
       if (id == null || t.text()[9] != null || out.containsKey(id) || missing.contains(id)) {
         continue;

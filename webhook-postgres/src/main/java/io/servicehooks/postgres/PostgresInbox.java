@@ -54,6 +54,9 @@ import org.slf4j.LoggerFactory;
  * Every statement has a time-out ({@link Builder#statementTimeout}); getting a connection is
  * bounded by the DataSource's own settings (set the pool's connection time-out below 5 s).
  */
+// One piece above 300 lines: the facade and its public Builder, whose documented settings and
+// defaults are the API; the work is done by GroupCommitWriter and GroupInsert (the store step),
+// Workers, Poller, DueRows and RowProcessing (the process step), DoneMarker and Maintenance.
 public final class PostgresInbox implements EventInbox {
 
   private static final Logger log = LoggerFactory.getLogger(PostgresInbox.class);

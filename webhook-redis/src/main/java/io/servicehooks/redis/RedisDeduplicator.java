@@ -1,42 +1,14 @@
 package io.servicehooks.redis;
 
-import io.lettuce.core.AbstractRedisClient;
-import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.SocketOptions;
-import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.api.StatefulConnection;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.RedisClusterClient;
-import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
-import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
-import io.lettuce.core.codec.StringCodec;
-import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.Delay;
-import io.lettuce.core.resource.NettyCustomizer;
-import io.netty.channel.Channel;
-import io.netty.handler.flush.FlushConsolidationHandler;
 import io.servicehooks.core.Deduplicator;
-import java.security.SecureRandom;
 import java.time.Duration;
-import java.util.Base64;
-import java.util.List;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A {@link Deduplicator} on Redis, shared by every instance of a consumer that points at the same
@@ -70,7 +42,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe: one connection is shared by all callers (Lettuce pipelines their commands).
  * Neither {@link #toString()} nor an exception of this class shows a password from the URI.
+ *
+ * <p>This class is the SPI and the builder; package-private collaborators each do one job: {@code
+ * DedupScripts} (the round trips, one Lua script per call), {@code RedisConnection} (the Lettuce
+ * connection and the client it may own), {@code UnansweredClaims} (releasing claims whose answer
+ * never came), {@code OwnerTokens} and {@code SecretScrubber}.
  */
+// Above 300 lines only by the contract's Javadoc and the public Builder, which is API; the work is
+// in the collaborators named above.
 public final class RedisDeduplicator implements Deduplicator, AutoCloseable {
 
   /** Default key prefix (namespace): {@value}. */
@@ -88,63 +67,34 @@ public final class RedisDeduplicator implements Deduplicator, AutoCloseable {
    */
   public static final Duration MAX_TIMEOUT = Duration.ofSeconds(10);
 
-  private static final Logger LOG = LoggerFactory.getLogger(RedisDeduplicator.class);
-
-  /** How long past the command time-out a call is failed by this class when Lettuce has not. */
-  private static final Duration BACKSTOP_MARGIN = Duration.ofMillis(200);
-
-  private static final Base64.Encoder TOKENS = Base64.getUrlEncoder().withoutPadding();
-
-  /** Pause between attempts to release claims whose answer never came. */
-  static final Duration UNANSWERED_RETRY = Duration.ofMillis(500);
-
-  /**
-   * At most this many unanswered claims wait for their release; past it the lease ends the rest (a
-   * long outage fails claims by the thousand, most never sent at all).
-   */
-  static final int MAX_UNANSWERED = 10_000;
-
   private final String prefix;
   private final Duration window;
   private final Duration commandTimeout;
   private final String description;
-  private final Set<String> secrets;
-  private final AbstractRedisClient ownedClient;
-  private final ClientResources ownedResources;
-  private final StatefulConnection<String, String> connection;
-  private final RedisClusterAsyncCommands<String, String> commands;
-
-  /** This store's random part of every owner token; a counter makes each token unique. */
-  private final String tokenPrefix = randomTokenPrefix();
-
-  private final AtomicLong tokens = new AtomicLong();
+  private final SecretScrubber secrets;
+  private final RedisConnection connection;
+  private final OwnerTokens tokens = new OwnerTokens();
   private final AtomicBoolean closed = new AtomicBoolean();
+  private final DedupScripts scripts;
+  private final UnansweredClaims unanswered;
 
-  /** Claims that failed here but may have run on Redis, waiting for their release. */
-  private final ConcurrentLinkedQueue<Unanswered> unanswered = new ConcurrentLinkedQueue<>();
-
-  private final AtomicInteger unansweredCount = new AtomicInteger();
-  private final AtomicBoolean releaseScheduled = new AtomicBoolean();
-  private final Script claimScript;
-  private final Script doneScript;
-  private final Script releaseScript;
-  private final Script renewScript;
-
-  private RedisDeduplicator(Builder b, Connected connected) {
+  private RedisDeduplicator(Builder b, RedisConnection connection) {
     this.prefix = b.prefix;
     this.window = b.window;
     this.commandTimeout = b.commandTimeout;
     this.description = b.description;
     this.secrets = b.secrets;
-    this.ownedClient = connected.ownedClient;
-    this.ownedResources = connected.ownedResources;
-    this.connection = connected.connection;
-    this.commands = connected.commands;
-    this.connection.setTimeout(commandTimeout);
-    this.claimScript = new Script(Scripts.CLAIM, commands.digest(Scripts.CLAIM));
-    this.doneScript = new Script(Scripts.DONE_SCRIPT, commands.digest(Scripts.DONE_SCRIPT));
-    this.releaseScript = new Script(Scripts.RELEASE, commands.digest(Scripts.RELEASE));
-    this.renewScript = new Script(Scripts.RENEW, commands.digest(Scripts.RENEW));
+    this.connection = connection;
+    connection.setTimeout(commandTimeout);
+    this.scripts =
+        new DedupScripts(
+            connection.commands(),
+            connection.ownsClient(),
+            commandTimeout,
+            closed,
+            secrets,
+            toString());
+    this.unanswered = new UnansweredClaims(scripts, connection::isOpen, closed);
   }
 
   /**
@@ -191,36 +141,45 @@ public final class RedisDeduplicator implements Deduplicator, AutoCloseable {
   public CompletionStage<Claim> claim(String key, Duration lease) {
     String redisKey = redisKey(key);
     long leaseMillis = millis(lease, "lease");
-    String token = newToken();
-    return this.<List<Object>>run(
-            claimScript,
-            ScriptOutputType.MULTI,
-            redisKey,
-            Scripts.CLAIMED + token,
-            Long.toString(leaseMillis))
+    String token = tokens.next();
+    return scripts
+        .claim(redisKey, token, leaseMillis)
         .whenComplete(
             (answer, failure) -> {
               if (failure != null) {
-                releaseUnanswered(Unanswered.of(redisKey, token, leaseMillis));
+                unanswered.release(redisKey, token, leaseMillis);
               }
             })
-        .thenApply(answer -> toClaim(answer, token, redisKey));
+        .thenApply(answer -> DedupScripts.toClaim(answer, token, redisKey));
   }
 
   @Override
   public CompletionStage<Boolean> markDone(String key, String token) {
-    return owned(
-        doneScript, redisKey(key), token, Long.toString(millis(window, "window")), "markDone");
+    String redisKey = redisKey(key);
+    long windowMillis = millis(window, "window");
+    Objects.requireNonNull(token, "token");
+    return scripts
+        .done(redisKey, token, windowMillis)
+        .thenApply(n -> DedupScripts.owned(n, redisKey, "markDone"));
   }
 
   @Override
   public CompletionStage<Boolean> release(String key, String token) {
-    return owned(releaseScript, redisKey(key), token, null, "release");
+    String redisKey = redisKey(key);
+    Objects.requireNonNull(token, "token");
+    return scripts
+        .release(redisKey, token)
+        .thenApply(n -> DedupScripts.owned(n, redisKey, "release"));
   }
 
   @Override
   public CompletionStage<Boolean> renew(String key, String token, Duration lease) {
-    return owned(renewScript, redisKey(key), token, Long.toString(millis(lease, "lease")), "renew");
+    String redisKey = redisKey(key);
+    long leaseMillis = millis(lease, "lease");
+    Objects.requireNonNull(token, "token");
+    return scripts
+        .renew(redisKey, token, leaseMillis)
+        .thenApply(n -> DedupScripts.owned(n, redisKey, "renew"));
   }
 
   /**
@@ -262,19 +221,7 @@ public final class RedisDeduplicator implements Deduplicator, AutoCloseable {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
-    try {
-      connection.closeAsync().get(2, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (ExecutionException | java.util.concurrent.TimeoutException | RuntimeException e) {
-      LOG.debug("closing the Redis connection: {}", scrub(e.toString()));
-    }
-    if (ownedClient != null) {
-      ownedClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-    }
-    if (ownedResources != null) {
-      ownedResources.shutdown(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(3, TimeUnit.SECONDS);
-    }
+    connection.close(secrets);
   }
 
   /** Where this store points and how; never a password. */
@@ -291,165 +238,6 @@ public final class RedisDeduplicator implements Deduplicator, AutoCloseable {
         + "]";
   }
 
-  private CompletionStage<Boolean> owned(
-      Script script, String redisKey, String token, String arg, String operation) {
-    Objects.requireNonNull(token, "token");
-    String owner = Scripts.CLAIMED + token;
-    CompletableFuture<Long> answer =
-        arg == null
-            ? run(script, ScriptOutputType.INTEGER, redisKey, owner)
-            : run(script, ScriptOutputType.INTEGER, redisKey, owner, arg);
-    return answer.thenApply(
-        n -> {
-          boolean owns = n != null && n == 1L;
-          if (!owns) {
-            // The core tells a lost key from a lease that ran out by its timing; this line says
-            // what Redis held instead.
-            LOG.debug(
-                "{} of {}: the token no longer owns the key, which {}",
-                operation,
-                printable(redisKey),
-                n != null && n == 0L ? "is missing" : "another owner holds (or marked done)");
-          }
-          return owns;
-        });
-  }
-
-  private Claim toClaim(List<Object> answer, String token, String redisKey) {
-    if (answer == null || answer.isEmpty() || !(answer.get(0) instanceof Long claimed)) {
-      throw new IllegalStateException("unexpected answer of the claim script: " + answer);
-    }
-    if (claimed == 1L) {
-      return Claim.claimed(token);
-    }
-    Object value = answer.size() > 1 ? answer.get(1) : null;
-    long pttl = answer.size() > 2 && answer.get(2) instanceof Long l ? l : -1;
-    if (Scripts.DONE.equals(value)) {
-      return Claim.done();
-    }
-    if (value instanceof String s && s.startsWith(Scripts.CLAIMED)) {
-      return Claim.runningElsewhere(pttl > 0 ? Duration.ofMillis(pttl) : Duration.ZERO);
-    }
-    throw new IllegalStateException(
-        "key "
-            + printable(redisKey)
-            + " holds a value this store did not write; is the prefix used by something else?");
-  }
-
-  private <T> CompletableFuture<T> run(
-      Script script, ScriptOutputType type, String redisKey, String... args) {
-    if (closed.get()) {
-      return CompletableFuture.failedFuture(new IllegalStateException(this + " is closed"));
-    }
-    String[] keys = {redisKey};
-    CompletableFuture<T> call;
-    try {
-      CompletableFuture<T> first =
-          commands.<T>evalsha(script.sha(), type, keys, args).toCompletableFuture();
-      call =
-          first.exceptionallyCompose(
-              e -> {
-                if (unwrap(e) instanceof RedisNoScriptException) {
-                  // The server lost its script cache (restart, SCRIPT FLUSH): EVAL runs the
-                  // script and caches it again.
-                  LOG.debug("Redis had no script {}: sending it", script.sha());
-                  return commands.<T>eval(script.text(), type, keys, args).toCompletableFuture();
-                }
-                return CompletableFuture.failedFuture(unwrap(e));
-              });
-    } catch (RuntimeException e) {
-      return CompletableFuture.failedFuture(safe(e));
-    }
-    if (ownedClient == null) {
-      // Lettuce times out commands on a client this class built; a caller's client may not: the
-      // stage fails shortly after the command time-out either way.
-      call = call.orTimeout(commandTimeout.plus(BACKSTOP_MARGIN).toMillis(), TimeUnit.MILLISECONDS);
-    }
-    return call.exceptionallyCompose(e -> CompletableFuture.failedFuture(safe(unwrap(e))));
-  }
-
-  /**
-   * A claim whose call failed here (time-out, connection cut) but which Redis may still run, or
-   * have run, once it catches up: its {@code SET NX} would then hold the key for a lease with no
-   * owner, and the platform's retries would be answered 503 {@code in_flight} until it ends. The
-   * token is this store's, so a release for it is sent at once: on the same connection it runs
-   * after the claim, whatever the claim did. A release that fails too is retried every {@link
-   * #UNANSWERED_RETRY} until it is answered or the lease would have ended the claim anyway.
-   */
-  private record Unanswered(String redisKey, String token, long deadlineNanos) {
-    static Unanswered of(String redisKey, String token, long leaseMillis) {
-      return new Unanswered(
-          redisKey, token, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(leaseMillis));
-    }
-  }
-
-  private void releaseUnanswered(Unanswered claim) {
-    if (closed.get()) {
-      return;
-    }
-    CompletableFuture<Long> release;
-    try {
-      release =
-          run(
-              releaseScript,
-              ScriptOutputType.INTEGER,
-              claim.redisKey(),
-              Scripts.CLAIMED + claim.token());
-    } catch (RuntimeException e) {
-      release = CompletableFuture.failedFuture(e);
-    }
-    release.whenComplete(
-        (n, failure) -> {
-          if (failure == null) {
-            if (n != null && n == 1L) {
-              LOG.debug(
-                  "Released the claim on {} that Redis took after its caller gave up",
-                  printable(claim.redisKey()));
-            }
-            return;
-          }
-          retryLater(claim);
-        });
-  }
-
-  private void retryLater(Unanswered claim) {
-    if (closed.get() || System.nanoTime() - claim.deadlineNanos() >= 0) {
-      return; // the lease has ended the claim, if it ever ran
-    }
-    if (unansweredCount.incrementAndGet() > MAX_UNANSWERED) {
-      unansweredCount.decrementAndGet();
-      return;
-    }
-    unanswered.add(claim);
-    if (releaseScheduled.compareAndSet(false, true)) {
-      CompletableFuture.delayedExecutor(UNANSWERED_RETRY.toMillis(), TimeUnit.MILLISECONDS)
-          .execute(this::releaseWaiting);
-    }
-  }
-
-  private void releaseWaiting() {
-    releaseScheduled.set(false);
-    if (closed.get()) {
-      return;
-    }
-    if (!connection.isOpen()) {
-      // Every release would be rejected at once: wait for the reconnect instead.
-      if (releaseScheduled.compareAndSet(false, true)) {
-        CompletableFuture.delayedExecutor(UNANSWERED_RETRY.toMillis(), TimeUnit.MILLISECONDS)
-            .execute(this::releaseWaiting);
-      }
-      return;
-    }
-    for (int n = unansweredCount.get(); n > 0; n--) {
-      Unanswered claim = unanswered.poll();
-      if (claim == null) {
-        break;
-      }
-      unansweredCount.decrementAndGet();
-      releaseUnanswered(claim);
-    }
-  }
-
   /** {@code text} with control characters escaped, so an event id cannot forge a log line. */
   static String printable(String text) {
     StringBuilder out = new StringBuilder(text.length());
@@ -464,21 +252,6 @@ public final class RedisDeduplicator implements Deduplicator, AutoCloseable {
     return out.toString();
   }
 
-  /**
-   * A new owner token: 128 random bits drawn once per store, then a counter. Unique across
-   * instances and restarts without a read of the system's random source per claim (a system call
-   * each time): a token only has to differ from every other owner's, it guards nothing secret.
-   */
-  private String newToken() {
-    return tokenPrefix + Long.toString(tokens.incrementAndGet(), 36);
-  }
-
-  private static String randomTokenPrefix() {
-    byte[] bytes = new byte[16];
-    new SecureRandom().nextBytes(bytes);
-    return TOKENS.encodeToString(bytes) + ".";
-  }
-
   private static long millis(Duration d, String what) {
     Objects.requireNonNull(d, what);
     if (d.isNegative() || d.isZero()) {
@@ -486,50 +259,6 @@ public final class RedisDeduplicator implements Deduplicator, AutoCloseable {
     }
     return Math.max(1, d.toMillis());
   }
-
-  private static Throwable unwrap(Throwable e) {
-    while ((e instanceof CompletionException || e instanceof ExecutionException)
-        && e.getCause() != null) {
-      e = e.getCause();
-    }
-    return e;
-  }
-
-  /** {@code e} itself unless a secret appears in its chain; then a copy without it. */
-  private Throwable safe(Throwable e) {
-    if (secrets.isEmpty()) {
-      return e;
-    }
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (!scrub(String.valueOf(t.getMessage())).equals(String.valueOf(t.getMessage()))) {
-        return new RedisStoreException(scrub(e.toString()));
-      }
-    }
-    return e;
-  }
-
-  private String scrub(String text) {
-    String out = text;
-    for (String secret : secrets) {
-      out = out.replace(secret, "***");
-    }
-    return out;
-  }
-
-  private record Script(String text, String sha) {}
-
-  /** A failure of the store whose original message had to lose a secret. */
-  static final class RedisStoreException extends RuntimeException {
-    RedisStoreException(String message) {
-      super(message, null, false, false);
-    }
-  }
-
-  private record Connected(
-      AbstractRedisClient ownedClient,
-      ClientResources ownedResources,
-      StatefulConnection<String, String> connection,
-      RedisClusterAsyncCommands<String, String> commands) {}
 
   /**
    * Settings of a {@link RedisDeduplicator}; {@link #build()} connects. Not thread-safe.
@@ -542,7 +271,7 @@ public final class RedisDeduplicator implements Deduplicator, AutoCloseable {
     private final RedisClient client;
     private final RedisClusterClient clusterClient;
     private final String description;
-    private final Set<String> secrets;
+    private final SecretScrubber secrets;
     private String prefix = DEFAULT_PREFIX;
     private Duration window = Deduplicator.DEFAULT_WINDOW;
     private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
@@ -559,7 +288,7 @@ public final class RedisDeduplicator implements Deduplicator, AutoCloseable {
       this.client = client;
       this.clusterClient = clusterClient;
       this.description = description;
-      this.secrets = secrets;
+      this.secrets = new SecretScrubber(secrets);
     }
 
     /**
@@ -630,82 +359,23 @@ public final class RedisDeduplicator implements Deduplicator, AutoCloseable {
      *     the server's {@code maxmemory-policy} is not {@code noeviction}
      */
     public RedisDeduplicator build() {
-      Connected connected;
+      RedisConnection connection;
       if (client != null) {
-        StatefulRedisConnection<String, String> c = client.connect(StringCodec.UTF8);
-        connected = new Connected(null, null, c, c.async());
+        connection = RedisConnection.on(client);
       } else if (clusterClient != null) {
-        StatefulRedisClusterConnection<String, String> c = clusterClient.connect(StringCodec.UTF8);
-        connected = new Connected(null, null, c, c.async());
+        connection = RedisConnection.on(clusterClient);
       } else {
-        connected = connectOwn();
+        connection =
+            RedisConnection.open(uri, commandTimeout, connectTimeout, secrets, description);
       }
-      RedisDeduplicator store = new RedisDeduplicator(this, connected);
+      RedisDeduplicator store = new RedisDeduplicator(this, connection);
       try {
-        EvictionPolicy.check(connected.commands(), commandTimeout, requireNoEviction, description);
+        EvictionPolicy.check(connection.commands(), commandTimeout, requireNoEviction, description);
       } catch (RuntimeException refused) {
         store.close();
         throw refused;
       }
       return store;
-    }
-
-    private Connected connectOwn() {
-      RedisURI target = uri;
-      target.setTimeout(commandTimeout);
-      ClientResources resources =
-          ClientResources.builder()
-              // Lettuce's minimum; the store's one connection is served by one event loop thread.
-              .ioThreadPoolSize(2)
-              .computationThreadPoolSize(2)
-              // Commands written in the same turn of the event loop leave in one write (and
-              // their answers come back in one read), instead of a system call each.
-              .nettyCustomizer(new ConsolidatedFlushes())
-              .reconnectDelay(
-                  Delay.exponential(
-                      Duration.ofMillis(50), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
-              .build();
-      RedisClient own = RedisClient.create(resources, target);
-      own.setOptions(
-          ClientOptions.builder()
-              .autoReconnect(true)
-              // Fail at once while the connection is down instead of queueing: the delivery is
-              // answered 503 and the platform retries.
-              .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-              .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
-              .socketOptions(
-                  SocketOptions.builder()
-                      .connectTimeout(connectTimeout)
-                      .keepAlive(
-                          SocketOptions.KeepAliveOptions.builder()
-                              .enable()
-                              .idle(Duration.ofSeconds(15))
-                              .interval(Duration.ofSeconds(5))
-                              .count(3)
-                              .build())
-                      .build())
-              .build());
-      try {
-        StatefulRedisConnection<String, String> c = own.connect(StringCodec.UTF8);
-        return new Connected(own, resources, c, c.async());
-      } catch (RuntimeException e) {
-        own.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-        resources.shutdown(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(3, TimeUnit.SECONDS);
-        throw scrubbed(e);
-      }
-    }
-
-    private RuntimeException scrubbed(RuntimeException e) {
-      for (Throwable t = e; t != null; t = t.getCause()) {
-        String message = String.valueOf(t.getMessage());
-        for (String secret : secrets) {
-          if (message.contains(secret)) {
-            return new RedisStoreException(
-                "cannot connect to Redis at " + description + " (" + e.getClass().getName() + ")");
-          }
-        }
-      }
-      return e;
     }
 
     private static Duration bounded(Duration d, String what) {
@@ -714,22 +384,6 @@ public final class RedisDeduplicator implements Deduplicator, AutoCloseable {
         throw new IllegalArgumentException(what + " must be below " + MAX_TIMEOUT + ": " + d);
       }
       return d;
-    }
-  }
-
-  /**
-   * Puts Netty's {@link FlushConsolidationHandler} next to the socket: flushes asked for while the
-   * event loop has more queued writes (or is reading answers) become one flush.
-   */
-  private static final class ConsolidatedFlushes implements NettyCustomizer {
-    @Override
-    public void afterChannelInitialized(Channel channel) {
-      channel
-          .pipeline()
-          .addFirst(
-              "servicehooks-flush-consolidation",
-              new FlushConsolidationHandler(
-                  FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, true));
     }
   }
 }

@@ -1,0 +1,257 @@
+package io.servicehooks.postgres;
+
+import io.servicehooks.core.InboxOutcome;
+import io.servicehooks.core.StoredEvent;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The store step: one group of deliveries written in one transaction, {@code INSERT ... ON CONFLICT
+ * (dedup_key) DO NOTHING RETURNING}, then each delivery's future completed with what happened to
+ * each of its events.
+ *
+ * <p>Before the insert it reserves room with this instance's workers (never waiting); that many of
+ * the group's rows are inserted already leased to this instance and handed to the workers from
+ * memory after the commit. The rest are inserted pending, for the pollers of every instance. Room
+ * reserved for a row that turned out a duplicate, or for a failed statement, is given back.
+ */
+final class GroupInsert {
+
+  /**
+   * About how many characters of parameters one insert carries at most (4 Mi): a few times that in
+   * the driver's buffers while it is sent, far below a small heap.
+   */
+  static final long MAX_STATEMENT_CHARS = 4L * 1024 * 1024;
+
+  private final PostgresInbox.Settings s;
+  private final Workers workers;
+
+  GroupInsert(PostgresInbox.Settings s, Workers workers) {
+    this.s = s;
+    this.workers = workers;
+  }
+
+  /**
+   * Stores the group and completes each delivery's future; throws, completing none, when the
+   * transaction failed.
+   */
+  void insert(List<GroupCommitWriter.Pending> group) throws SQLException {
+    // A key twice in the group (two copies arriving together): the first is inserted, the others
+    // are its duplicates, answered after the same commit.
+    Map<String, StoredEvent> firsts = new HashMap<>();
+    List<StoredEvent> rows = new ArrayList<>();
+    // A delivery of several events keeps its body once (a batch body row); -1: in the row itself.
+    List<String> bodies = new ArrayList<>();
+    List<Integer> bodyOf = new ArrayList<>();
+    for (GroupCommitWriter.Pending p : group) {
+      int body = -1;
+      String shared = p.events().size() > 1 ? p.events().get(0).deliveryJson() : null;
+      for (StoredEvent e : p.events()) {
+        if (firsts.putIfAbsent(e.dedupKey(), e) != null) {
+          continue;
+        }
+        rows.add(e);
+        if (shared != null && sameText(shared, e.deliveryJson())) {
+          if (body < 0) {
+            body = bodies.size();
+            bodies.add(shared);
+          }
+          bodyOf.add(body);
+        } else {
+          bodyOf.add(-1);
+        }
+      }
+    }
+    int n = rows.size();
+    List<int[]> chunks = chunks(rows, bodyOf);
+    // The first `room` rows are leased to this instance at insert (the hot path).
+    int room = workers.reserve(n);
+    Set<String> inserted = new HashSet<>();
+    Map<String, Long> hotIds = new HashMap<>();
+    long leasedAt = System.nanoTime();
+    try (Connection c = s.dataSource.getConnection()) {
+      boolean oneStatement = chunks.size() == 1 && bodies.isEmpty();
+      // One statement commits alone; bodies or several statements share one transaction, so the
+      // delivery is stored whole or not at all.
+      if (c.getAutoCommit() != oneStatement) {
+        c.setAutoCommit(oneStatement);
+      }
+      try {
+        Long[] bodyIds = insertBodies(c, bodies);
+        leasedAt = System.nanoTime();
+        for (int[] chunk : chunks) {
+          insertChunk(c, rows, bodyOf, bodyIds, chunk[0], chunk[1], room, inserted, hotIds);
+        }
+        if (bodyIds.length > 0) {
+          try (PreparedStatement st = c.prepareStatement(s.tables.dropUnusedBodies)) {
+            st.setQueryTimeout(s.timeoutSeconds());
+            st.setArray(1, c.createArrayOf("bigint", bodyIds));
+            st.executeUpdate();
+          }
+        }
+        if (!oneStatement) {
+          c.commit();
+        }
+      } catch (SQLException | RuntimeException | Error e) {
+        if (!oneStatement) {
+          rollbackQuietly(c);
+        }
+        throw e;
+      }
+    } catch (SQLException | RuntimeException | Error e) {
+      // Leased rows of a statement that committed after all are due again when the lease ends.
+      workers.release(room);
+      inserted.clear();
+      throw e;
+    }
+    // Duplicates were not inserted: their room goes back.
+    workers.release(room - hotIds.size());
+    if (!hotIds.isEmpty()) {
+      List<Workers.Claimed> hot = new ArrayList<>(hotIds.size());
+      for (int i = 0; i < room; i++) {
+        StoredEvent e = rows.get(i);
+        Long id = hotIds.get(e.dedupKey());
+        if (id != null) {
+          hot.add(new Workers.Claimed(id, 1, e, true, leasedAt));
+        }
+      }
+      workers.handOff(hot);
+    }
+    for (GroupCommitWriter.Pending p : group) {
+      List<InboxOutcome> outcomes = new ArrayList<>(p.events().size());
+      for (StoredEvent e : p.events()) {
+        boolean mine = firsts.get(e.dedupKey()) == e && inserted.contains(e.dedupKey());
+        outcomes.add(mine ? InboxOutcome.STORED : InboxOutcome.DUPLICATE);
+      }
+      p.done().complete(outcomes);
+    }
+    if (inserted.size() > hotIds.size()) {
+      workers.wake(); // pending rows: the poller looks now
+    }
+  }
+
+  private static boolean sameText(String a, String b) {
+    return a == b || a.equals(b);
+  }
+
+  /**
+   * Splits the rows into statements of at most {@code maxBatchRows} rows and about {@link
+   * #MAX_STATEMENT_CHARS} characters of parameters, so no delivery, however many events it carries,
+   * makes one statement the driver must hold in memory all at once. {@code [from, to)}.
+   */
+  private List<int[]> chunks(List<StoredEvent> rows, List<Integer> bodyOf) {
+    List<int[]> out = new ArrayList<>();
+    int from = 0;
+    long chars = 0;
+    for (int i = 0; i < rows.size(); i++) {
+      long size = chars(rows.get(i), bodyOf.get(i) >= 0);
+      if (i > from && (i - from >= s.maxBatchRows || chars + size > MAX_STATEMENT_CHARS)) {
+        out.add(new int[] {from, i});
+        from = i;
+        chars = 0;
+      }
+      chars += size;
+    }
+    if (from < rows.size() || out.isEmpty()) {
+      out.add(new int[] {from, rows.size()});
+    }
+    return out;
+  }
+
+  private static long chars(StoredEvent e, boolean bodyApart) {
+    long n = 64L + e.dedupKey().length() + e.id().length() + e.type().length();
+    n += e.originalType().length() + length(e.forUserId()) + length(e.tag());
+    n += length(e.filterJson()) + length(e.payloadJson());
+    return bodyApart ? n : n + e.deliveryJson().length();
+  }
+
+  private static int length(String s) {
+    return s == null ? 0 : s.length();
+  }
+
+  private Long[] insertBodies(Connection c, List<String> bodies) throws SQLException {
+    Long[] ids = new Long[bodies.size()];
+    if (ids.length == 0) {
+      return ids;
+    }
+    try (PreparedStatement st = c.prepareStatement(s.tables.insertBody)) {
+      st.setQueryTimeout(s.timeoutSeconds());
+      for (int i = 0; i < ids.length; i++) {
+        st.setString(1, bodies.get(i));
+        try (ResultSet r = st.executeQuery()) {
+          r.next();
+          ids[i] = r.getLong(1);
+        }
+      }
+    }
+    return ids;
+  }
+
+  private void insertChunk(
+      Connection c,
+      List<StoredEvent> rows,
+      List<Integer> bodyOf,
+      Long[] bodyIds,
+      int from,
+      int to,
+      int room,
+      Set<String> inserted,
+      Map<String, Long> hotIds)
+      throws SQLException {
+    int n = to - from;
+    String[][] columns = new String[10][n];
+    Long[] bodyId = new Long[n];
+    Boolean[] leased = new Boolean[n];
+    for (int i = 0; i < n; i++) {
+      StoredEvent e = rows.get(from + i);
+      int body = bodyOf.get(from + i);
+      columns[0][i] = e.dedupKey();
+      columns[1][i] = e.id();
+      columns[2][i] = e.type();
+      columns[3][i] = e.originalType();
+      columns[4][i] = e.family().name();
+      columns[5][i] = e.forUserId();
+      columns[6][i] = e.tag();
+      columns[7][i] = e.filterJson();
+      columns[8][i] = e.payloadJson();
+      columns[9][i] = body >= 0 ? null : e.deliveryJson();
+      bodyId[i] = body >= 0 ? bodyIds[body] : null;
+      leased[i] = from + i < room;
+    }
+    try (PreparedStatement st = c.prepareStatement(s.tables.insert)) {
+      st.setQueryTimeout(s.timeoutSeconds());
+      st.setString(1, s.instance);
+      st.setLong(2, s.lease.toMillis());
+      for (int col = 0; col < columns.length; col++) {
+        st.setArray(col + 3, c.createArrayOf("text", columns[col]));
+      }
+      st.setArray(columns.length + 3, c.createArrayOf("bigint", bodyId));
+      st.setArray(columns.length + 4, c.createArrayOf("boolean", leased));
+      try (ResultSet r = st.executeQuery()) {
+        while (r.next()) {
+          String key = r.getString(2);
+          inserted.add(key);
+          if (r.getInt(3) > 0) {
+            hotIds.put(key, r.getLong(1));
+          }
+        }
+      }
+    }
+  }
+
+  private static void rollbackQuietly(Connection c) {
+    try {
+      c.rollback();
+    } catch (SQLException | RuntimeException ignored) {
+      // the connection is broken; the pool discards it and the transaction is gone with it
+    }
+  }
+}
