@@ -28,6 +28,10 @@ import org.w3c.dom.Node;
  * Central merges it, has what Central requires; every SBOM lists its components with versions and
  * licences. Prints the files whose signatures the caller must verify, one per line, and exits 1 with
  * every problem found on standard error otherwise.
+ *
+ * <p>One file on purpose: Java 17's source launcher runs a single file, and the check must not need
+ * a build (or a JSON library) it would then have to trust; inside, the checks are one method per
+ * kind of file and the JSON reader is its own nested class.
  */
 final class CheckBundle {
 

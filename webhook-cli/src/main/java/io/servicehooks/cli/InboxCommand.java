@@ -80,7 +80,7 @@ final class InboxCommand implements Runnable {
       mixinStandardHelpOptions = true,
       description = "Rows by status and the age of the oldest due row.")
   int stats() {
-    return inDatabase(admin -> top.output().inboxStats(admin.stats()));
+    return inDatabase(admin -> top.output().inbox().stats(admin.stats()));
   }
 
   @Command(
@@ -104,7 +104,7 @@ final class InboxCommand implements Runnable {
     if (limit < 1) {
       throw new ServicehooksCli.UsageException("--limit must be at least 1, was " + limit);
     }
-    return inDatabase(admin -> top.output().inboxEntries(admin.list(status, limit)));
+    return inDatabase(admin -> top.output().inbox().entries(admin.list(status, limit)));
   }
 
   @Command(
@@ -121,14 +121,14 @@ final class InboxCommand implements Runnable {
       throw new ServicehooksCli.UsageException("give either a row ID or --all-dead");
     }
     if (allDead) {
-      return inDatabase(admin -> top.output().inboxRetriedAll(admin.retryAllDead()));
+      return inDatabase(admin -> top.output().inbox().retriedAll(admin.retryAllDead()));
     }
     int[] code = {ServicehooksCli.EXIT_OK};
     int exit =
         inDatabase(
             admin -> {
               if (admin.retry(id)) {
-                top.output().inboxRetried(id);
+                top.output().inbox().retried(id);
               } else {
                 top.err().println("error: no dead or pending inbox row has id " + id);
                 top.err().flush();
@@ -152,7 +152,7 @@ final class InboxCommand implements Runnable {
         inDatabase(
             admin -> {
               if (admin.discard(id)) {
-                top.output().inboxDiscarded(id);
+                top.output().inbox().discarded(id);
               } else {
                 top.err().println("error: no dead inbox row has id " + id);
                 top.err().flush();
@@ -169,7 +169,7 @@ final class InboxCommand implements Runnable {
           "Delete done rows older than the retention (24 h, the dedup window) now, in batches;"
               + " dead letters and rows not yet done are kept.")
   int purge() {
-    return inDatabase(admin -> top.output().inboxPurged(admin.purge()));
+    return inDatabase(admin -> top.output().inbox().purged(admin.purge()));
   }
 
   /** One admin call; a database failure is one line on stderr and the failure exit code. */

@@ -6,8 +6,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.servicehooks.postgres.InboxEntry;
-import io.servicehooks.postgres.InboxStats;
 import io.servicehooks.registration.ReplayJob;
 import io.servicehooks.registration.StreamConnection;
 import io.servicehooks.registration.Subscription;
@@ -26,7 +24,7 @@ final class Output {
   static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
   private final PrintWriter out;
-  private final boolean json;
+  final boolean json;
 
   Output(PrintWriter out, boolean json) {
     this.out = out;
@@ -139,104 +137,9 @@ final class Output {
     }
   }
 
-  void inboxStats(InboxStats stats) {
-    double lagSeconds = stats.lag().toMillis() / 1000.0;
-    if (json) {
-      print(
-          JSON.createObjectNode()
-              .put("pending", stats.pending())
-              .put("running", stats.running())
-              .put("done", stats.done())
-              .put("dead", stats.dead())
-              .put("lag_seconds", lagSeconds));
-      return;
-    }
-    table(
-        List.of("PENDING", "RUNNING", "DONE", "DEAD", "LAG"),
-        List.of(
-            List.of(
-                Long.toString(stats.pending()),
-                Long.toString(stats.running()),
-                Long.toString(stats.done()),
-                Long.toString(stats.dead()),
-                String.format(java.util.Locale.ROOT, "%.1fs", lagSeconds))));
-  }
-
-  void inboxEntries(List<InboxEntry> entries) {
-    if (json) {
-      ArrayNode array = JSON.createArrayNode();
-      entries.forEach(e -> array.add(toJson(e)));
-      print(array);
-      return;
-    }
-    if (entries.isEmpty()) {
-      line("No inbox rows in that status.");
-      return;
-    }
-    List<List<String>> rows = new ArrayList<>();
-    for (InboxEntry e : entries) {
-      rows.add(
-          List.of(
-              Long.toString(e.id()),
-              e.eventId(),
-              e.type(),
-              e.status().sqlName(),
-              Integer.toString(e.attempts()),
-              text(e.receivedAt()),
-              text(e.dueAt()),
-              e.lastError().orElse("-")));
-    }
-    table(
-        List.of(
-            "ID", "EVENT_ID", "TYPE", "STATUS", "ATTEMPTS", "RECEIVED_AT", "DUE_AT", "LAST_ERROR"),
-        rows);
-  }
-
-  void inboxRetried(long id) {
-    if (json) {
-      print(JSON.createObjectNode().put("id", id).put("retried", true));
-    } else {
-      line("Inbox row " + id + " is due now, with a fresh set of attempts.");
-    }
-  }
-
-  void inboxDiscarded(long id) {
-    if (json) {
-      print(JSON.createObjectNode().put("id", id).put("discarded", true));
-    } else {
-      line("Inbox row " + id + " is discarded (done; a copy of its event is still a duplicate).");
-    }
-  }
-
-  void inboxRetriedAll(int count) {
-    if (json) {
-      print(JSON.createObjectNode().put("retried", count));
-    } else {
-      line(count + " dead letter" + (count == 1 ? " is" : "s are") + " due now.");
-    }
-  }
-
-  void inboxPurged(int count) {
-    if (json) {
-      print(JSON.createObjectNode().put("purged", count));
-    } else {
-      line("Purged " + count + " done row" + (count == 1 ? "" : "s") + " past the retention.");
-    }
-  }
-
-  static ObjectNode toJson(InboxEntry e) {
-    ObjectNode node =
-        JSON.createObjectNode()
-            .put("id", e.id())
-            .put("event_id", e.eventId())
-            .put("type", e.type())
-            .put("status", e.status().sqlName())
-            .put("attempts", e.attempts());
-    putInstant(node, "received_at", e.receivedAt());
-    putInstant(node, "due_at", e.dueAt());
-    putInstant(node, "done_at", e.doneAt().orElse(null));
-    node.put("last_error", e.lastError().orElse(null));
-    return node;
+  /** The inbox results (statistics, rows, the outcome of an action), in the same format. */
+  InboxOutput inbox() {
+    return new InboxOutput(this);
   }
 
   static ObjectNode toJson(Webhook w) {
@@ -307,17 +210,17 @@ final class Output {
     }
   }
 
-  private static void putInstant(ObjectNode node, String field, Instant value) {
+  static void putInstant(ObjectNode node, String field, Instant value) {
     if (value != null) {
       node.put(field, value.toString());
     }
   }
 
-  private static String text(Object value) {
+  static String text(Object value) {
     return value == null ? "-" : value.toString();
   }
 
-  private void table(List<String> header, List<List<String>> rows) {
+  void table(List<String> header, List<List<String>> rows) {
     int[] widths = new int[header.size()];
     for (int i = 0; i < widths.length; i++) {
       widths[i] = header.get(i).length();
@@ -345,7 +248,7 @@ final class Output {
     return sb.toString();
   }
 
-  private void print(JsonNode node) {
+  void print(JsonNode node) {
     try {
       line(JSON.writeValueAsString(node));
     } catch (JsonProcessingException e) {
@@ -353,7 +256,7 @@ final class Output {
     }
   }
 
-  private void line(String text) {
+  void line(String text) {
     out.println(text);
     out.flush();
   }

@@ -58,7 +58,9 @@ final class DedupStoreCalls {
       // A copy, so the time-out never completes the store's own future.
       answer = answer.copy().orTimeout(timeoutNanos, TimeUnit.NANOSECONDS);
     }
-    if (timed || pending) {
+    // A failure is counted even when it came at once (a store whose connection is down refuses
+    // without waiting): the store-failures panel and alert read it (ops/grafana).
+    if (timed || pending || answer.isCompletedExceptionally()) {
       // Returned, so whoever reads the answer sees it already counted.
       answer =
           answer.whenComplete(

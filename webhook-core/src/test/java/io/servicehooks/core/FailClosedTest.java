@@ -68,6 +68,15 @@ final class FailClosedTest {
     assertThat(seen).isEmpty();
     assertThat(registry.get("webhook.events").tag("outcome", "dedup_unavailable").counter().count())
         .isEqualTo(1);
+    // The store failed at once, without blocking: still counted as a failed call.
+    assertThat(
+            registry
+                .get("webhook.dedup.store")
+                .tag("operation", "claim")
+                .tag("outcome", "error")
+                .timer()
+                .count())
+        .isEqualTo(1);
 
     store.claimOverride = key -> null; // the store is back: the platform's retry runs the event
     assertThat(consumer.handle(signed(SECRET, envelope("1", "post.create"))).join().status())

@@ -21,6 +21,9 @@ import org.slf4j.LoggerFactory;
  * before doing anything) or a 5xx (only calls that are safe to repeat). A DELETE is also repeated
  * after a time-out or a dropped connection, and an id unknown on a repeat after such a lost answer
  * means the lost attempt deleted it.
+ *
+ * <p>One piece on purpose: the branches of the retry loop read each other's state (the token
+ * renewed once, retries counted across 429s, 5xx and lost answers, whether an answer was lost).
  */
 final class ApiCaller {
 
@@ -229,7 +232,7 @@ final class ApiCaller {
 
   /** How long to wait, or empty when the platform asks for more than the allowed maximum. */
   private Optional<Duration> waitBeforeRetry(ApiResponse response, int retriesSoFar) {
-    Optional<Instant> reset = ApiErrors.resetTime(response, clock);
+    Optional<Instant> reset = RetryAfter.resetTime(response, clock);
     Duration wait;
     if (reset.isPresent()) {
       wait = Duration.between(clock.instant(), reset.get());

@@ -3,10 +3,8 @@ package io.servicehooks.registration;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.time.Clock;
-import java.time.DateTimeException;
 import java.time.Instant;
 import java.time.ZoneOffset;
-import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.Locale;
 import java.util.Optional;
@@ -26,16 +24,7 @@ final class ApiErrors {
   static final int CODE_TIMESTAMP_OUT_OF_BOUNDS = 135;
   static final int CODE_CALLBACK_NOT_APPROVED = 415;
 
-  /**
-   * Stands for a reset time the platform named but {@link Instant} cannot hold (such as {@code
-   * Retry-After: 99999999999999999}): later than any wait the client would accept.
-   */
-  static final Instant BEYOND_REACH = Instant.MAX;
-
   private static final Pattern REASON_NAME = Pattern.compile("[A-Za-z][A-Za-z0-9_]*");
-
-  /** Both headers are unsigned decimal numbers (RFC 9110 {@code delay-seconds}: 1*DIGIT). */
-  private static final Pattern DIGITS = Pattern.compile("[0-9]+");
 
   private ApiErrors() {}
 
@@ -168,7 +157,7 @@ final class ApiErrors {
         parsed.message(),
         response.bodyText(),
         response.status() == 429 || response.status() >= 500
-            ? reportedResetTime(response, clock).orElse(null)
+            ? RetryAfter.reportedResetTime(response, clock).orElse(null)
             : null);
   }
 
@@ -243,61 +232,8 @@ final class ApiErrors {
         null);
   }
 
-  /**
-   * When the platform says to try again: {@code Retry-After}, or for a 429 {@code
-   * x-rate-limit-reset} (unix seconds). Other answers carry {@code x-rate-limit-reset} too, but
-   * there it only ends the current rate window and says nothing about when a failed call may
-   * succeed.
-   *
-   * <p>Never throws, whatever the headers hold. A value that is not a time ({@code soon}, a sign, a
-   * negative number, a date that does not parse) is ignored as if absent. A well-formed value too
-   * far ahead for {@link Instant} gives {@link #BEYOND_REACH}: later than any wait.
-   */
+  /** When the platform says to try again; see {@link RetryAfter#resetTime}. */
   static Optional<Instant> resetTime(ApiResponse response, Clock clock) {
-    Optional<String> reset =
-        response.status() == 429
-            ? response.headers().firstValue("x-rate-limit-reset")
-            : Optional.empty();
-    if (reset.isPresent() && DIGITS.matcher(reset.get().trim()).matches()) {
-      return Optional.of(epochSecondsOrBeyond(reset.get().trim()));
-    }
-    Optional<String> retryAfter = response.headers().firstValue("retry-after");
-    if (retryAfter.isEmpty()) {
-      return Optional.empty();
-    }
-    String value = retryAfter.get().trim();
-    if (DIGITS.matcher(value).matches()) {
-      return Optional.of(secondsFromNowOrBeyond(clock.instant(), value));
-    }
-    try {
-      return Optional.of(
-          ZonedDateTime.parse(value, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant());
-    } catch (DateTimeException notDate) {
-      return Optional.empty();
-    }
-  }
-
-  /**
-   * {@link #resetTime}, as reported in {@link WebhookApiException#rateLimitReset()}: without the
-   * {@link #BEYOND_REACH} marker, which is no time the platform named.
-   */
-  static Optional<Instant> reportedResetTime(ApiResponse response, Clock clock) {
-    return resetTime(response, clock).filter(time -> !time.equals(BEYOND_REACH));
-  }
-
-  private static Instant epochSecondsOrBeyond(String digits) {
-    try {
-      return Instant.ofEpochSecond(Long.parseLong(digits));
-    } catch (NumberFormatException | DateTimeException tooLarge) {
-      return BEYOND_REACH;
-    }
-  }
-
-  private static Instant secondsFromNowOrBeyond(Instant now, String digits) {
-    try {
-      return now.plusSeconds(Long.parseLong(digits));
-    } catch (NumberFormatException | DateTimeException | ArithmeticException tooLarge) {
-      return BEYOND_REACH;
-    }
+    return RetryAfter.resetTime(response, clock);
   }
 }

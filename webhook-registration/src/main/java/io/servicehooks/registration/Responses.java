@@ -24,6 +24,15 @@ final class Responses {
 
   private Responses() {}
 
+  /** A request body as JSON bytes. */
+  static byte[] bytes(com.fasterxml.jackson.databind.node.ObjectNode node) {
+    try {
+      return JSON.writeValueAsBytes(node);
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot write JSON", e);
+    }
+  }
+
   static JsonNode parse(ApiResponse response) throws WebhookApiException {
     if (response.body() == null || response.body().length == 0) {
       return MissingNode.getInstance();

@@ -26,6 +26,7 @@ public final class UserClient {
 
   private final ApiCaller api;
   private final UserCredentials credentials;
+  private final SubscriptionsResource subscriptions;
 
   UserClient(ApiCaller api, OAuthSigner signer, UserCredentials credentials) {
     this.credentials = credentials;
@@ -39,6 +40,7 @@ public final class UserClient {
                     credentials.token(),
                     credentials.tokenSecret(),
                     List.of()));
+    this.subscriptions = new SubscriptionsResource(this.api);
   }
 
   /** The user's id, when the credentials name it. */
@@ -53,17 +55,17 @@ public final class UserClient {
   public Subscription createSubscription(
       String eventType, Map<String, String> filter, String tag, String webhookId)
       throws IOException {
-    return WebhookClient.createSubscription(api, eventType, filter, tag, webhookId);
+    return subscriptions.create(eventType, filter, tag, webhookId);
   }
 
   /** Lists the activity subscriptions, in the user's context. */
   public List<Subscription> listSubscriptions() throws IOException {
-    return WebhookClient.listSubscriptions(api);
+    return subscriptions.list();
   }
 
   /** Removes an activity subscription, in the user's context. */
   public boolean deleteSubscription(String subscriptionId) throws IOException {
-    return WebhookClient.deleteSubscription(api, subscriptionId);
+    return subscriptions.delete(subscriptionId);
   }
 
   /**

@@ -1,6 +1,5 @@
 package io.servicehooks.registration;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
@@ -12,15 +11,10 @@ import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Registers webhooks and activity subscriptions with the platform: the one entry point of this
@@ -58,6 +52,11 @@ import org.slf4j.LoggerFactory;
  * with {@link #userSignIn()} and make the calls through {@link #forUser(UserCredentials)}.
  *
  * <p>Instances are immutable and thread-safe; share one per application.
+ *
+ * <p>This class is the facade and its builder: it wires one {@link ApiCaller} (the shared token,
+ * retries and error mapping) and hands each call to the client of its resource ({@link
+ * WebhooksResource}, {@link SubscriptionsResource}, {@link ReplayResource}, {@link
+ * ConnectionsResource}).
  */
 public final class WebhookClient {
 
@@ -68,10 +67,6 @@ public final class WebhookClient {
    * and the connection is closed.
    */
   public static final int MAX_RESPONSE_BODY_BYTES = 1024 * 1024;
-
-  private static final Logger LOG = LoggerFactory.getLogger(WebhookClient.class);
-  private static final DateTimeFormatter REPLAY_DATE =
-      DateTimeFormatter.ofPattern("yyyyMMddHHmm", Locale.ROOT).withZone(ZoneOffset.UTC);
 
   /** Waits between retries; replaceable so tests move a clock instead of sleeping. */
   @FunctionalInterface
@@ -88,6 +83,10 @@ public final class WebhookClient {
   private final URI baseUri;
   private final boolean allowInsecureUrls;
   private final ApiCaller api;
+  private final WebhooksResource webhooks;
+  private final SubscriptionsResource subscriptions;
+  private final ReplayResource replays;
+  private final ConnectionsResource connections;
   private final String authDescription;
   private final OAuthSigner signer;
 
@@ -128,6 +127,10 @@ public final class WebhookClient {
             builder.maxRetryWait,
             builder.clock,
             builder.sleeper);
+    this.webhooks = new WebhooksResource(api, allowInsecureUrls);
+    this.subscriptions = new SubscriptionsResource(api);
+    this.replays = new ReplayResource(api);
+    this.connections = new ConnectionsResource(api);
   }
 
   /** Starts configuring a client. */
@@ -158,47 +161,14 @@ public final class WebhookClient {
    * @throws IOException when the platform cannot be reached
    */
   public Webhook create(String url) throws IOException {
-    WebhookUrls.check(url, allowInsecureUrls);
-    ObjectNode body = Responses.JSON.createObjectNode().put("url", url);
-    try {
-      return Responses.webhook(
-          api.call("POST", "/2/webhooks", bytes(body), ApiCaller.Repeat.UNSAFE));
-    } catch (WebhookApiException e) {
-      if (e.status() < 500) {
-        throw e;
-      }
-      return recoverLostCreate(url, e);
-    } catch (IOException e) {
-      if (Thread.currentThread().isInterrupted()) {
-        throw e;
-      }
-      return recoverLostCreate(url, e);
-    }
-  }
-
-  private Webhook recoverLostCreate(String url, IOException original) throws IOException {
-    LOG.info(
-        "the answer to creating a webhook was lost ({}); listing to see whether it was created",
-        original.getClass().getSimpleName());
-    Optional<Webhook> found;
-    try {
-      found = find(list(), url);
-    } catch (IOException listFailed) {
-      original.addSuppressed(listFailed);
-      throw original;
-    }
-    if (found.isPresent()) {
-      LOG.info("webhook {} was created despite the lost answer", found.get().id());
-      return found.get();
-    }
-    throw original;
+    return webhooks.create(url);
   }
 
   /**
    * Lists the application's webhooks ({@code GET /2/webhooks}); an empty list when there are none.
    */
   public List<Webhook> list() throws IOException {
-    return Responses.webhooks(api.call("GET", "/2/webhooks", null, ApiCaller.Repeat.SAFE));
+    return webhooks.list();
   }
 
   /**
@@ -209,8 +179,7 @@ public final class WebhookClient {
    * @throws WebhookApiException {@code WebhookIdInvalid} or {@code CrcValidationFailed}
    */
   public boolean revalidate(String webhookId) throws IOException {
-    String path = "/2/webhooks/" + WebhookUrls.checkWebhookId(webhookId);
-    return Responses.validity(api.call("PUT", path, null, ApiCaller.Repeat.SAFE));
+    return webhooks.revalidate(webhookId);
   }
 
   /**
@@ -225,9 +194,7 @@ public final class WebhookClient {
    * @throws IOException when the platform cannot be reached, also after the retries
    */
   public boolean delete(String webhookId) throws IOException {
-    String path = "/2/webhooks/" + WebhookUrls.checkWebhookId(webhookId);
-    Optional<ApiResponse> answer = api.delete(path);
-    return answer.isEmpty() || Responses.deleted(answer.get());
+    return webhooks.delete(webhookId);
   }
 
   /**
@@ -238,21 +205,7 @@ public final class WebhookClient {
    * @throws WebhookApiException {@code ReplayConflictError} when a job is already running
    */
   public ReplayJob replay(String webhookId, Instant from, Instant to) throws IOException {
-    WebhookUrls.checkWebhookId(webhookId);
-    Objects.requireNonNull(from, "from");
-    Objects.requireNonNull(to, "to");
-    if (!from.isBefore(to)) {
-      throw new IllegalArgumentException(
-          "replay window must start before it ends, was from " + from + " to " + to);
-    }
-    ObjectNode body =
-        Responses.JSON
-            .createObjectNode()
-            .put("webhook_id", webhookId)
-            .put("from_date", REPLAY_DATE.format(from))
-            .put("to_date", REPLAY_DATE.format(to));
-    return Responses.replayJob(
-        api.call("POST", "/2/webhooks/replay", bytes(body), ApiCaller.Repeat.UNSAFE));
+    return replays.replay(webhookId, from, to);
   }
 
   /**
@@ -265,28 +218,7 @@ public final class WebhookClient {
    *     answer
    */
   public Webhook ensureRegistered(String url) throws IOException {
-    WebhookUrls.check(url, allowInsecureUrls);
-    Optional<Webhook> existing = find(list(), url);
-    if (existing.isPresent()) {
-      Webhook webhook = existing.get();
-      if (webhook.valid()) {
-        return webhook;
-      }
-      LOG.info("webhook {} is registered but invalid, asking for a new check", webhook.id());
-      return webhook.withValid(revalidate(webhook.id()));
-    }
-    try {
-      return create(url);
-    } catch (WebhookApiException e) {
-      if (e.reason() != WebhookApiException.Reason.DUPLICATE_URL_FAILED) {
-        throw e;
-      }
-      Optional<Webhook> registered = find(list(), url);
-      if (registered.isPresent()) {
-        return registered.get();
-      }
-      throw e;
-    }
+    return webhooks.ensureRegistered(url);
   }
 
   /**
@@ -301,51 +233,17 @@ public final class WebhookClient {
   public Subscription createSubscription(
       String eventType, Map<String, String> filter, String tag, String webhookId)
       throws IOException {
-    return createSubscription(api, eventType, filter, tag, webhookId);
+    return subscriptions.create(eventType, filter, tag, webhookId);
   }
 
   /** Lists the application's activity subscriptions ({@code GET /2/activity/subscriptions}). */
   public List<Subscription> listSubscriptions() throws IOException {
-    return listSubscriptions(api);
+    return subscriptions.list();
   }
 
   /** Removes an activity subscription; returns whether the platform reports it deleted. */
   public boolean deleteSubscription(String subscriptionId) throws IOException {
-    return deleteSubscription(api, subscriptionId);
-  }
-
-  // The subscription calls, shared with the user-context view (UserClient).
-  static Subscription createSubscription(
-      ApiCaller api, String eventType, Map<String, String> filter, String tag, String webhookId)
-      throws IOException {
-    if (eventType == null || eventType.isBlank()) {
-      throw new IllegalArgumentException("event type must not be empty");
-    }
-    if (filter == null || filter.isEmpty()) {
-      throw new IllegalArgumentException(
-          "subscription filter must name user_id or keyword, was empty");
-    }
-    ObjectNode body = Responses.JSON.createObjectNode().put("event_type", eventType);
-    ObjectNode filterNode = body.putObject("filter");
-    filter.forEach(filterNode::put);
-    if (tag != null) {
-      body.put("tag", tag);
-    }
-    if (webhookId != null) {
-      body.put("webhook_id", WebhookUrls.checkWebhookId(webhookId));
-    }
-    return Responses.subscription(
-        api.call("POST", "/2/activity/subscriptions", bytes(body), ApiCaller.Repeat.UNSAFE));
-  }
-
-  static List<Subscription> listSubscriptions(ApiCaller api) throws IOException {
-    return Responses.subscriptions(
-        api.call("GET", "/2/activity/subscriptions", null, ApiCaller.Repeat.SAFE));
-  }
-
-  static boolean deleteSubscription(ApiCaller api, String subscriptionId) throws IOException {
-    String path = "/2/activity/subscriptions/" + WebhookUrls.checkSubscriptionId(subscriptionId);
-    return Responses.deleted(api.call("DELETE", path, null, ApiCaller.Repeat.SAFE));
+    return subscriptions.delete(subscriptionId);
   }
 
   /**
@@ -393,22 +291,7 @@ public final class WebhookClient {
    */
   public Subscription updateSubscription(String subscriptionId, SubscriptionUpdate update)
       throws IOException {
-    String path = "/2/activity/subscriptions/" + WebhookUrls.checkSubscriptionId(subscriptionId);
-    Objects.requireNonNull(update, "update");
-    if (update.isEmpty()) {
-      throw new IllegalArgumentException(
-          "a subscription update needs a tag, a webhook id or no webhook");
-    }
-    ObjectNode body = Responses.JSON.createObjectNode();
-    if (update.newTag() != null) {
-      body.put("tag", update.newTag());
-    }
-    if (update.newWebhookId() != null) {
-      body.put("webhook_id", update.newWebhookId());
-    } else if (update.detaches()) {
-      body.putNull("webhook_id");
-    }
-    return Responses.subscription(api.call("PUT", path, bytes(body), ApiCaller.Repeat.SAFE));
+    return subscriptions.update(subscriptionId, update);
   }
 
   /**
@@ -416,7 +299,7 @@ public final class WebhookClient {
    * when there are none.
    */
   public List<StreamConnection> listConnections() throws IOException {
-    return Responses.connections(api.call("GET", "/2/connections", null, ApiCaller.Repeat.SAFE));
+    return connections.list();
   }
 
   /**
@@ -427,8 +310,7 @@ public final class WebhookClient {
    * @throws WebhookApiException for example 404 when no connection has that id
    */
   public int killConnection(String endpointId) throws IOException {
-    String path = "/2/connections/" + WebhookUrls.checkEndpointId(endpointId);
-    return Responses.killed(api.call("DELETE", path, null, ApiCaller.Repeat.SAFE), 1);
+    return connections.kill(endpointId);
   }
 
   /**
@@ -438,8 +320,7 @@ public final class WebhookClient {
    * @return how many connections the platform reports ended, or -1 when it did not say
    */
   public int killAllConnections() throws IOException {
-    return Responses.killed(
-        api.call("DELETE", "/2/connections/all", null, ApiCaller.Repeat.SAFE), -1);
+    return connections.killAll();
   }
 
   /**
@@ -465,12 +346,7 @@ public final class WebhookClient {
    *     the token itself cannot be had
    */
   public HttpResponse<InputStream> openActivityStream(int backfillMinutes) throws IOException {
-    if (backfillMinutes < 0 || backfillMinutes > 5) {
-      throw new IllegalArgumentException(
-          "backfillMinutes must be between 0 and 5, was " + backfillMinutes);
-    }
-    return api.open(
-        "/2/activity/stream" + (backfillMinutes > 0 ? "?backfill_minutes=" + backfillMinutes : ""));
+    return connections.openActivityStream(backfillMinutes);
   }
 
   /** The platform address this client calls. */
@@ -487,18 +363,6 @@ public final class WebhookClient {
         + ", allowInsecureUrls="
         + allowInsecureUrls
         + "]";
-  }
-
-  private static Optional<Webhook> find(List<Webhook> webhooks, String url) {
-    return webhooks.stream().filter(w -> w.url().equals(url)).findFirst();
-  }
-
-  private static byte[] bytes(ObjectNode node) {
-    try {
-      return Responses.JSON.writeValueAsBytes(node);
-    } catch (IOException e) {
-      throw new IllegalStateException("cannot write JSON", e);
-    }
   }
 
   /**

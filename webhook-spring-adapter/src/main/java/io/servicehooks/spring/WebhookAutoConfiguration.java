@@ -6,39 +6,26 @@ import io.servicehooks.core.Deduplicator;
 import io.servicehooks.core.ErrorHandler;
 import io.servicehooks.core.WebhookConsumer;
 import io.servicehooks.core.WebhookListener;
-import io.servicehooks.postgres.PostgresInbox;
 import io.servicehooks.registration.WebhookClient;
 import jakarta.servlet.DispatcherType;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
-import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
-import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
-import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.boot.web.servlet.ServletRegistrationBean;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
-import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.AnnotatedElementUtils;
-import org.springframework.core.env.ConfigurableEnvironment;
-import org.springframework.core.env.PropertySource;
-import org.springframework.core.env.StandardEnvironment;
 import org.springframework.util.ClassUtils;
-import org.springframework.util.unit.DataSize;
 
 /**
  * Auto-configuration of a webhook endpoint in a Spring Boot servlet application: a {@link
@@ -58,6 +45,12 @@ import org.springframework.util.unit.DataSize;
  * (Micrometer, Spring Boot's health support, {@code webhook-registration}) is on the class path;
  * without it the endpoint still runs and that feature's beans are simply absent.
  *
+ * <p>One configuration per feature, as Spring Boot's own are built: this class makes the consumer
+ * and serves it; {@code WebhookMetricsConfiguration}, {@code WebhookHealthConfiguration}, {@code
+ * WebhookInboxConfiguration} (durable mode) and {@code WebhookRegistrationConfiguration} are
+ * imported, so they apply under this class's conditions and come with it wherever it is named;
+ * {@code WebhookPropertyChecks} checks the values binding cannot.
+ *
  * <p>Like Spring Boot's own auto-configurations it is final and never proxied ({@link
  * AutoConfiguration} implies {@code proxyBeanMethods = false}): the {@code @Bean} methods never
  * call one another.
@@ -69,6 +62,14 @@ import org.springframework.util.unit.DataSize;
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @Conditional(OnConsumerSecretCondition.class)
 @EnableConfigurationProperties(WebhookProperties.class)
+// One configuration per feature, each switching on with its own library, in this order (as nested
+// classes were before: their beans register before this class's, and in this order).
+@Import({
+  WebhookMetricsConfiguration.class,
+  WebhookHealthConfiguration.class,
+  WebhookInboxConfiguration.class,
+  WebhookRegistrationConfiguration.class
+})
 public final class WebhookAutoConfiguration {
 
   /**
@@ -88,8 +89,8 @@ public final class WebhookAutoConfiguration {
     WebhookProperties.AcknowledgementProperties ack = properties.getAcknowledgement();
     WebhookConsumer.Builder builder =
         WebhookConsumer.builder()
-            .consumerSecrets(consumerSecrets(properties.getConsumerSecrets()))
-            .maxBodyBytes(checkedMaxBodyBytes(properties.getMaxBodySize()))
+            .consumerSecrets(WebhookPropertyChecks.consumerSecrets(properties.getConsumerSecrets()))
+            .maxBodyBytes(WebhookPropertyChecks.checkedMaxBodyBytes(properties.getMaxBodySize()))
             .dedupWindow(properties.getDedup().getWindow())
             .dedupMaxEntries(properties.getDedup().getMaxEntries())
             .acknowledgement(ack.getMode())
@@ -124,7 +125,7 @@ public final class WebhookAutoConfiguration {
   @ConditionalOnMissingBean(name = "webhookServletRegistration")
   ServletRegistrationBean<?> webhookServletRegistration(
       WebhookProperties properties, ObjectProvider<WebhookConsumer> consumer) {
-    String path = checkedPath(properties.getPath());
+    String path = WebhookPropertyChecks.checkedPath(properties.getPath());
     ServletRegistrationBean<WebhookServlet> registration =
         new ServletRegistrationBean<>(new WebhookServlet(consumer::getObject), path);
     registration.setName("webhookServlet");
@@ -160,296 +161,5 @@ public final class WebhookAutoConfiguration {
     return ListenerMethods.patterns(
         AnnotatedElementUtils.findMergedAnnotation(
             AopUtils.getTargetClass(listener), OnWebhookEvent.class));
-  }
-
-  /**
-   * The largest {@code servicehooks.webhook.max-body-size}. A delivery is read whole into memory
-   * before its signature is checked, so the limit is what one unauthenticated request may make the
-   * application hold; the platform's deliveries are a few KB of JSON, and 64 times the 1 MB default
-   * leaves room for any of them while keeping the adapters' {@code limit + 1} read far from {@code
-   * int} overflow (at {@code Integer.MAX_VALUE} every POST failed).
-   */
-  static final DataSize MAX_BODY_SIZE_LIMIT = DataSize.ofMegabytes(64);
-
-  static int checkedMaxBodyBytes(DataSize size) {
-    if (size == null || size.toBytes() < 1 || size.toBytes() > MAX_BODY_SIZE_LIMIT.toBytes()) {
-      throw new IllegalStateException(
-          "servicehooks.webhook.max-body-size must be from 1B to 64MB, was " + size);
-    }
-    return (int) size.toBytes();
-  }
-
-  /**
-   * Each configured element is one whole secret (an indexed {@code consumer-secrets[0]} may hold a
-   * comma); a comma-separated value was already split by Spring's binding, which keeps the empty
-   * element after a trailing comma: dropped, as before.
-   *
-   * <p>An element that still holds a {@code ${...}} placeholder is refused: Spring's binding leaves
-   * a placeholder it cannot resolve as literal text, so {@code ${SERVICE_CONSUMER_SECRET}} with the
-   * variable unset would otherwise become a secret anyone can guess. Checked here, not left to the
-   * core, so that the message names the property. Only the placeholder is shown, never the rest of
-   * the value.
-   */
-  static List<String> consumerSecrets(List<String> configured) {
-    for (int i = 0; i < configured.size(); i++) {
-      String secret = configured.get(i);
-      Matcher placeholder = secret == null ? null : PLACEHOLDER.matcher(secret);
-      if (placeholder != null && placeholder.find()) {
-        String variable = placeholder.group(1);
-        throw new WebhookSetupException(
-            OnConsumerSecretCondition.PROPERTY
-                + "["
-                + i
-                + "] is the unresolved placeholder "
-                + placeholder.group()
-                + ": nothing named "
-                + variable
-                + " is set, and used as it is, that literal text would sign CRC answers and"
-                + " accept deliveries that anyone can sign.",
-            "Set "
-                + variable
-                + " (an environment variable or a property) to the app's consumer secret, or give "
-                + OnConsumerSecretCondition.PROPERTY
-                + " the secret itself.");
-      }
-    }
-    return configured.stream().filter(s -> s != null && !s.isBlank()).toList();
-  }
-
-  /** A Spring placeholder left unresolved; group 1 is the name it refers to. */
-  private static final Pattern PLACEHOLDER = Pattern.compile("\\$\\{([^}:]*)[^}]*}");
-
-  static String checkedPath(String path) {
-    if (path == null
-        || !path.startsWith("/")
-        || path.contains("*")
-        || path.contains("?")
-        || path.contains("#")) {
-      throw new IllegalStateException(
-          "servicehooks.webhook.path must be a plain path starting with '/', such as /webhooks, was: "
-              + path);
-    }
-    return path;
-  }
-
-  /** Records the core's meters in the application's registry, when it has one. */
-  @Configuration(proxyBeanMethods = false)
-  @ConditionalOnClass(MeterRegistry.class)
-  static final class MetricsConfiguration {
-
-    @Bean
-    @ConditionalOnMissingBean(name = "webhookMetricsCustomizer")
-    WebhookConsumerCustomizer webhookMetricsCustomizer(ObjectProvider<MeterRegistry> registry) {
-      return builder -> registry.ifUnique(builder::meterRegistry);
-    }
-  }
-
-  /** The {@code webhook} health indicator. */
-  @Configuration(proxyBeanMethods = false)
-  @ConditionalOnClass(HealthIndicator.class)
-  @ConditionalOnEnabledHealthIndicator("webhook")
-  static final class HealthConfiguration {
-
-    @Bean
-    @ConditionalOnMissingBean(name = "webhookHealthIndicator")
-    HealthIndicator webhookHealthIndicator(WebhookProperties properties) {
-      return new WebhookHealthIndicator(
-          properties.getPath(), properties.getAcknowledgement().getMode());
-    }
-  }
-
-  /**
-   * Durable mode: a {@link PostgresInbox} on the application's {@link DataSource}, given to the
-   * consumer (which starts and closes it), with the {@code webhookinbox} endpoint and the {@code
-   * webhookInbox} health indicator.
-   */
-  @Configuration(proxyBeanMethods = false)
-  @ConditionalOnClass(PostgresInbox.class)
-  @ConditionalOnProperty(
-      name = "servicehooks.webhook.acknowledgement.mode",
-      havingValue = "durable")
-  static final class DurableInboxConfiguration {
-
-    /** Closed by the consumer, not by the context: it must stop after the consumer's last use. */
-    @Bean(destroyMethod = "")
-    @ConditionalOnMissingBean
-    PostgresInbox webhookInbox(
-        WebhookProperties properties,
-        ObjectProvider<DataSource> dataSource,
-        org.springframework.beans.factory.ListableBeanFactory beans,
-        org.springframework.core.env.Environment environment) {
-      DataSource ds = dataSource.getIfUnique();
-      if (ds == null) {
-        throw new WebhookSetupException(
-            "servicehooks.webhook.acknowledgement.mode=durable stores events in PostgreSQL through"
-                + " the application's DataSource, and the application has "
-                + (dataSource.stream().count() == 0 ? "none" : "several and none is primary")
-                + ".",
-            "Add spring-boot-starter-jdbc and set spring.datasource.url (or define one @Primary"
-                + " DataSource bean).");
-      }
-      WebhookProperties.Inbox inbox = properties.getInbox();
-      PostgresInbox.Builder builder =
-          PostgresInbox.builder()
-              .dataSource(ds)
-              .schema(inbox.getSchema())
-              .table(inbox.getTable())
-              .createSchema(inbox.isCreateSchema())
-              .workers(inbox.getWorkers())
-              .maxAttempts(inbox.getMaxAttempts())
-              .lease(inbox.getLease())
-              .backoff(inbox.getBackoffBase(), inbox.getBackoffMax())
-              .retention(inbox.getRetention())
-              .pollInterval(inbox.getPollInterval())
-              .maxPollInterval(inbox.getMaxPollInterval())
-              .writers(inbox.getWriters())
-              .statementTimeout(inbox.getStatementTimeout());
-      if (inbox.getInstanceName() != null && !inbox.getInstanceName().isBlank()) {
-        builder.instanceName(inbox.getInstanceName());
-      }
-      if (ClassUtils.isPresent("com.zaxxer.hikari.HikariDataSource", null)) {
-        PoolLimits.check(ds, inbox.getWriters(), inbox.getWorkers());
-      }
-      if (org.springframework.util.ClassUtils.isPresent(
-          "io.micrometer.core.instrument.MeterRegistry", null)) {
-        InboxMeters.register(builder, beans);
-      }
-      beans
-          .getBeanProvider(io.servicehooks.postgres.DeadLetterListener.class)
-          .orderedStream()
-          .forEach(builder::onDeadLetter);
-      if (!inbox.isCreateSchema()) {
-        StartupFailures.requireInboxTable(ds, inbox.getSchema(), inbox.getTable(), environment);
-      }
-      try {
-        return builder.build();
-      } catch (IllegalStateException e) {
-        throw StartupFailures.database(
-            "creating the inbox schema " + inbox.getSchema() + "." + inbox.getTable(),
-            StartupFailures.CREATE_SCHEMA,
-            StartupFailures.INBOX_MIGRATIONS,
-            e,
-            environment);
-      }
-    }
-
-    /** Referenced only when Micrometer is on the class path: the inbox's meters in the app's. */
-    private static final class InboxMeters {
-      static void register(
-          PostgresInbox.Builder builder,
-          org.springframework.beans.factory.ListableBeanFactory beans) {
-        beans.getBeanProvider(MeterRegistry.class).ifUnique(builder::meterRegistry);
-      }
-    }
-
-    @Bean
-    @ConditionalOnMissingBean(name = "webhookInboxCustomizer")
-    WebhookConsumerCustomizer webhookInboxCustomizer(PostgresInbox inbox) {
-      return builder -> builder.inbox(inbox);
-    }
-
-    /** The {@code webhookinbox} endpoint, when the application has the Actuator. */
-    @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(Endpoint.class)
-    static final class InboxEndpointConfiguration {
-
-      @Bean
-      @ConditionalOnMissingBean
-      @ConditionalOnAvailableEndpoint(WebhookInboxEndpoint.class)
-      WebhookInboxEndpoint webhookInboxEndpoint(PostgresInbox inbox) {
-        return new WebhookInboxEndpoint(inbox.admin());
-      }
-    }
-
-    /** The {@code webhookInbox} health indicator. */
-    @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(HealthIndicator.class)
-    @ConditionalOnEnabledHealthIndicator("webhookinbox")
-    static final class InboxHealthConfiguration {
-
-      @Bean
-      @ConditionalOnMissingBean(name = "webhookInboxHealthIndicator")
-      HealthIndicator webhookInboxHealthIndicator(PostgresInbox inbox) {
-        return new WebhookInboxHealthIndicator(inbox.admin(), inbox::problem);
-      }
-
-      /** The inbox in Boot's readiness group, when there is one. */
-      @Bean
-      @ConditionalOnClass(
-          name =
-              "org.springframework.boot.health.actuate.endpoint.HealthEndpointGroupsPostProcessor")
-      @ConditionalOnProperty(
-          name = "servicehooks.webhook.inbox.readiness",
-          havingValue = "true",
-          matchIfMissing = true)
-      static InboxReadiness webhookInboxReadiness() {
-        return new InboxReadiness();
-      }
-    }
-  }
-
-  /** Registration at start-up, when {@code servicehooks.registration.public-url} is set. */
-  @Configuration(proxyBeanMethods = false)
-  @ConditionalOnClass(WebhookClient.class)
-  @Conditional(OnPublicUrlCondition.class)
-  @EnableConfigurationProperties(RegistrationProperties.class)
-  static final class RegistrationConfiguration {
-
-    static final String BEARER_TOKEN = "SERVICE_BEARER_TOKEN";
-    static final String API_KEY = "SERVICE_API_KEY";
-    static final String API_SECRET = "SERVICE_API_SECRET";
-
-    /**
-     * A client for the platform at {@code servicehooks.registration.base-url}, with credentials
-     * from the process environment only, never from properties files.
-     */
-    @Bean
-    @ConditionalOnMissingBean
-    WebhookClient webhookClient(
-        RegistrationProperties properties, ConfigurableEnvironment environment) {
-      if (properties.getBaseUrl() == null) {
-        throw new IllegalStateException(
-            "servicehooks.registration.base-url is required when servicehooks.registration.public-url is set");
-      }
-      WebhookClient.Builder builder =
-          WebhookClient.builder()
-              .baseUrl(properties.getBaseUrl())
-              .allowInsecureUrls(properties.isAllowInsecureUrl());
-      PropertySource<?> env =
-          environment
-              .getPropertySources()
-              .get(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME);
-      String token = variable(env, BEARER_TOKEN);
-      String key = variable(env, API_KEY);
-      String secret = variable(env, API_SECRET);
-      if (token != null) {
-        builder.bearerToken(token);
-      } else if (key != null && secret != null) {
-        builder.apiCredentials(key, secret);
-      } else {
-        throw new IllegalStateException(
-            "servicehooks.registration.public-url is set but the environment has neither "
-                + BEARER_TOKEN
-                + " nor both "
-                + API_KEY
-                + " and "
-                + API_SECRET);
-      }
-      return builder.build();
-    }
-
-    @Bean
-    @ConditionalOnMissingBean
-    WebhookRegistrar webhookRegistrar(
-        WebhookClient client,
-        RegistrationProperties properties,
-        ConfigurableEnvironment environment) {
-      return new WebhookRegistrar(client, properties.getPublicUrl(), environment);
-    }
-
-    private static String variable(PropertySource<?> env, String name) {
-      Object value = env == null ? null : env.getProperty(name);
-      return value == null || value.toString().isBlank() ? null : value.toString().strip();
-    }
   }
 }

@@ -14,6 +14,10 @@ import org.springframework.util.unit.DataSize;
  * {@code servicehooks.webhook.consumer-secrets} is what switches the endpoint on; a secret that is
  * still an unresolved {@code ${...}} placeholder fails start-up, and so does a missing secret when
  * the application has listeners for the endpoint.
+ *
+ * <p>One file on purpose: a property tree whose groups are already one nested class each ({@link
+ * Dedup}, {@link Redis}, {@link AcknowledgementProperties}, {@link Inbox}); its length is their
+ * getters and setters. Nested, their public names and the generated metadata stay as they are.
  */
 @ConfigurationProperties("servicehooks.webhook")
 public class WebhookProperties {

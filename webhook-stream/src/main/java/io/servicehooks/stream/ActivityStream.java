@@ -1,29 +1,19 @@
 package io.servicehooks.stream;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.servicehooks.core.WebhookConsumer;
 import io.servicehooks.core.WebhookResponse;
 import io.servicehooks.registration.WebhookApiException;
 import io.servicehooks.registration.WebhookClient;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.DoubleSupplier;
@@ -99,6 +89,16 @@ import org.slf4j.LoggerFactory;
  * rate_limited}, {@code stalled}, {@code disconnect_message}, and {@code not_taken} for a reconnect
  * the consumer asked for), {@code webhook.stream.events}, {@code webhook.stream.backfill.minutes}
  * (a summary of the minutes each connect asked) and {@code webhook.stream.minutes.unrecovered}.
+ *
+ * <h2>Inside</h2>
+ *
+ * This class is the connection's state machine (connect, read, end, wait, reconnect; the stall
+ * check; close), one piece because its transitions read and write the same guarded state (the
+ * state, the open body, why it is ending, the pending wait). Its collaborators each do one job:
+ * {@code Backoff} (the platform's waits), {@code Backfill} (the gap and what to ask again), {@code
+ * Outage} (healthy and the outage lines), {@code LineSplitter} and {@code StreamLine} (bytes to
+ * lines to events or error objects), {@code HandOff} (the bounded queue and the listener thread)
+ * and {@code StreamMessages} (the words of the log lines).
  */
 public final class ActivityStream implements AutoCloseable {
 
@@ -122,11 +122,6 @@ public final class ActivityStream implements AutoCloseable {
       List.of("network", "http", "rate_limited", "stalled", "disconnect_message", "not_taken");
 
   private static final Logger log = LoggerFactory.getLogger(ActivityStream.class);
-  private static final ObjectMapper JSON = new ObjectMapper();
-  private static final int MAX_ERROR_BODY = 4096;
-  private static final long NEVER = Long.MIN_VALUE;
-  // An event line opens with this key; read once per line, so made once here.
-  private static final byte[] DATA_KEY = "\"data\"".getBytes(StandardCharsets.US_ASCII);
 
   /** Where the stream is. */
   public enum State {
@@ -143,7 +138,7 @@ public final class ActivityStream implements AutoCloseable {
   }
 
   /** Why a connection ended, or a connect failed. */
-  private enum Cause {
+  enum Cause {
     DROP("network"),
     NETWORK("network"),
     HTTP("http"),
@@ -167,11 +162,6 @@ public final class ActivityStream implements AutoCloseable {
   @FunctionalInterface
   interface Reconnect extends Runnable {}
 
-  /** A line read, with when and on which connection. */
-  private record Line(byte[] bytes, long arrivedNanos, long connection) {}
-
-  private static final Line STOP = new Line(new byte[0], 0, Long.MAX_VALUE);
-
   private final WebhookConsumer consumer;
   private final WebhookClient client;
   private final int backfillSetting;
@@ -180,11 +170,9 @@ public final class ActivityStream implements AutoCloseable {
   private final boolean ownClock;
   private final Backoff backoff;
   private final StreamMetrics metrics;
-  private final BlockingQueue<Line> handOff;
-  private final Semaphore inFlight;
+  private final HandOff handOff;
   private final int maxLineBytes;
   private final ExecutorService reader;
-  private final Thread dispatcher;
 
   private final Object lock = new Object();
   // All guarded by lock.
@@ -192,15 +180,8 @@ public final class ActivityStream implements AutoCloseable {
   private long connection; // the number of the current (or last) connection
   private InputStream open; // the current connection's body, to end it from other threads
   private Cause ending; // why the current connection is being ended from outside the reader
-  private long lastByteNanos = NEVER;
-  private long earliestNotTakenNanos = Long.MAX_VALUE;
-  // What the open connection asked again from (NEVER on a first connect): an event it brings may
-  // be that old, so a refusal of it must not move the next ask later than this.
-  private long connectionAskedFromNanos = NEVER;
-  private long discardBelow; // lines of connections below this number are covered by a backfill
-  private long downSinceNanos;
-  private boolean outage; // an outage WARN was logged and its end not yet
-  private int outageAttempts;
+  private final Backfill backfill;
+  private final Outage outage = new Outage();
   private String refusal;
   private StreamClock.Cancellable pending; // the scheduled reconnect or stall check
   private boolean progressSeen; // the current connection delivered a byte
@@ -219,8 +200,8 @@ public final class ActivityStream implements AutoCloseable {
     this.clock = b.clock != null ? b.clock : StreamClock.system();
     this.backoff = new Backoff(b.random);
     this.metrics = b.metrics;
-    this.handOff = new ArrayBlockingQueue<>(b.handOffCapacity);
-    this.inFlight = new Semaphore(b.handOffCapacity);
+    this.backfill = new Backfill(b.backfillMinutes, b.webhookCatchUp, b.metrics);
+    this.handOff = new HandOff(consumer, b.handOffCapacity, this::covered, this::taken);
     this.maxLineBytes = consumer.maxBodyBytes();
     this.reader =
         Executors.newSingleThreadExecutor(
@@ -229,8 +210,6 @@ public final class ActivityStream implements AutoCloseable {
               t.setDaemon(true);
               return t;
             });
-    this.dispatcher = new Thread(this::dispatch, "servicehooks-stream-listener");
-    dispatcher.setDaemon(true);
   }
 
   /**
@@ -254,9 +233,9 @@ public final class ActivityStream implements AutoCloseable {
         throw new IllegalStateException("the stream was started before (" + state + ")");
       }
       state = State.CONNECTING;
-      downSinceNanos = clock.nanoTime();
+      outage.down(clock.nanoTime());
     }
-    dispatcher.start();
+    handOff.start();
     submitAttempt();
     return this;
   }
@@ -281,7 +260,7 @@ public final class ActivityStream implements AutoCloseable {
         case CLOSED:
           return false;
         default:
-          return clock.nanoTime() - downSinceNanos < HEALTH_GRACE.toNanos();
+          return clock.nanoTime() - outage.downSinceNanos() < HEALTH_GRACE.toNanos();
       }
     }
   }
@@ -296,7 +275,7 @@ public final class ActivityStream implements AutoCloseable {
   /** Tests only: the clock reading of the last byte received. */
   long lastByteNanos() {
     synchronized (lock) {
-      return lastByteNanos;
+      return backfill.lastByteNanos();
     }
   }
 
@@ -327,16 +306,12 @@ public final class ActivityStream implements AutoCloseable {
     reader.shutdownNow();
     if (started) {
       try {
-        if (!handOff.offer(STOP, DRAIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
-          dispatcher.interrupt();
-        }
-        dispatcher.join(DRAIN_TIMEOUT.toMillis());
-        if (dispatcher.isAlive()) {
-          dispatcher.interrupt();
+        int left = handOff.stop(DRAIN_TIMEOUT);
+        if (left >= 0) {
           log.warn(
               "Activity stream closed with {} lines not yet handed to the consumer; the next"
                   + " start's backfill asks for them again",
-              handOff.size());
+              left);
         }
         reader.awaitTermination(DRAIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
       } catch (InterruptedException e) {
@@ -374,22 +349,22 @@ public final class ActivityStream implements AutoCloseable {
 
   /** One connect, and the reading of what it opened, on the reader thread. */
   private void attempt() {
-    int backfill;
+    int minutes;
     long number;
     long askedFrom;
     synchronized (lock) {
       if (state != State.CONNECTING) {
         return;
       }
-      backfill = backfillMinutes();
-      askedFrom = Math.min(lastByteNanos, earliestNotTakenNanos);
+      minutes = backfill.minutesToAsk(clock.nanoTime());
+      askedFrom = backfill.askFrom();
       number = ++connection;
       ending = null;
-      outageAttempts++;
+      outage.attempt();
     }
     HttpResponse<InputStream> response;
     try {
-      response = client.openActivityStream(backfill);
+      response = client.openActivityStream(minutes);
     } catch (WebhookApiException e) {
       // The token itself could not be had (POST /oauth2/token).
       if (e.status() == 401 || e.status() == 403) {
@@ -402,53 +377,32 @@ public final class ActivityStream implements AutoCloseable {
       }
       return;
     } catch (IOException e) {
-      failed(Cause.NETWORK, describe(e), null);
+      failed(Cause.NETWORK, StreamMessages.describe(e), null);
       return;
     } catch (RuntimeException e) {
-      failed(Cause.NETWORK, describe(e), null);
+      failed(Cause.NETWORK, StreamMessages.describe(e), null);
       return;
     }
     int status = response.statusCode();
     if (status == 200) {
-      read(response.body(), number, backfill, askedFrom);
+      read(response.body(), number, minutes, askedFrom);
       return;
     }
-    String problem = problem(readBounded(response.body()));
+    String problem = StreamMessages.problem(StreamMessages.readBounded(response.body()));
     if (status == 401 || status == 403) {
       refuse(status, problem);
     } else if (status == 429) {
-      failed(Cause.RATE_LIMITED, "HTTP 429" + problem, untilReset(response));
+      failed(
+          Cause.RATE_LIMITED,
+          "HTTP 429" + problem,
+          StreamMessages.untilReset(response, clock.now()));
     } else {
       failed(Cause.HTTP, "HTTP " + status + problem, null);
     }
   }
 
-  /**
-   * Minutes to ask again; reports a gap beyond reach (when known) once, at the successful connect.
-   */
-  private int backfillMinutes() {
-    if (lastByteNanos == NEVER) {
-      return backfillSetting; // a fresh process does not know its gap: the whole reach
-    }
-    long gap = clock.nanoTime() - Math.min(lastByteNanos, earliestNotTakenNanos);
-    // At least one minute: events may have been sent between the last byte and the drop.
-    long minutes = Math.max(1, minutesRoundedUp(gap));
-    return (int) Math.min(minutes, backfillSetting);
-  }
-
-  private static long minutesRoundedUp(long nanos) {
-    long minute = TimeUnit.MINUTES.toNanos(1);
-    return nanos <= 0 ? 0 : (nanos + minute - 1) / minute;
-  }
-
   private void refuse(int status, String problem) {
-    String cause =
-        status == 401
-            ? "the bearer token is not valid (revoked, expired or wrong): check"
-                + " SERVICE_BEARER_TOKEN, or SERVICE_API_KEY and SERVICE_API_SECRET"
-            : "the app may not open the activity stream (its access level, or the endpoint is not"
-                + " enabled for it)";
-    String line = "HTTP " + status + problem + ": " + cause;
+    String line = "HTTP " + status + problem + ": " + StreamMessages.refusalCause(status);
     synchronized (lock) {
       if (state == State.CLOSED) {
         return;
@@ -472,27 +426,15 @@ public final class ActivityStream implements AutoCloseable {
       if (state != State.CONNECTING) {
         return;
       }
-      startOutage(what, wait);
+      outage.failed(what, wait);
     }
     metrics.reconnect(cause.tag);
     reconnectAfter(wait);
   }
 
-  private void startOutage(String what, Duration wait) {
-    if (!outage) {
-      outage = true;
-      log.warn(
-          "Activity stream down: {}; reconnecting in {} ms, then by the platform's back-off",
-          what,
-          wait.toMillis());
-    } else {
-      log.debug("Activity stream still down: {}; next attempt in {} ms", what, wait.toMillis());
-    }
-  }
-
   // ---- reading ----
 
-  private void read(InputStream body, long number, int backfill, long askedFrom) {
+  private void read(InputStream body, long number, int minutes, long askedFrom) {
     long resumeFrom;
     boolean missed;
     synchronized (lock) {
@@ -503,29 +445,29 @@ public final class ActivityStream implements AutoCloseable {
       state = State.CONNECTED;
       open = body;
       resumeFrom = askedFrom;
-      connectionAskedFromNanos = askedFrom;
+      long now = clock.nanoTime();
       // An event the consumer refused while this connect was under way, older than what it asked
       // again: end this connection at once and ask from that event.
-      missed = earliestNotTakenNanos < askedFrom;
+      missed = backfill.connected(askedFrom, now);
       if (missed) {
         ending = Cause.NOT_TAKEN;
-      } else {
-        earliestNotTakenNanos = Long.MAX_VALUE;
       }
-      if (!outage) {
-        outageAttempts = 0;
-      }
-      long now = clock.nanoTime();
-      lastByteNanos = now;
+      outage.connected();
       progressNanos = now;
       paused = false;
       pending = clock.schedule(STALL_TIMEOUT, () -> checkStall(number));
     }
     metrics.connected(true);
-    metrics.backfill(backfill);
-    log.info("Activity stream connected to {} (backfill_minutes={})", client.baseUrl(), backfill);
-    reportGap(resumeFrom, backfill);
-    endOutage();
+    metrics.backfill(minutes);
+    log.info("Activity stream connected to {} (backfill_minutes={})", client.baseUrl(), minutes);
+    backfill.reportGap(resumeFrom, minutes, clock.nanoTime(), clock::now);
+    Outage.Ended ended;
+    synchronized (lock) {
+      ended = outage.end(clock.nanoTime());
+    }
+    if (ended != null) {
+      ended.log();
+    }
     if (missed) {
       closeQuietly(body);
     }
@@ -546,8 +488,7 @@ public final class ActivityStream implements AutoCloseable {
       dataSeen = progressSeen;
       barrenDrops = dataSeen || cause != Cause.DROP ? 0 : barrenDrops + 1;
       state = State.CONNECTING;
-      downSinceNanos = clock.nanoTime();
-      outageAttempts = 0;
+      outage.down(clock.nanoTime());
     }
     closeQuietly(body);
     metrics.connected(false);
@@ -562,55 +503,10 @@ public final class ActivityStream implements AutoCloseable {
           default -> Duration.ZERO;
         };
     synchronized (lock) {
-      startOutage(describeEnd(cause), wait);
+      outage.failed(StreamMessages.describeEnd(cause), wait);
     }
     metrics.reconnect(cause.tag);
     reconnectAfter(wait);
-  }
-
-  private void reportGap(long resumeFrom, int backfill) {
-    if (resumeFrom == NEVER) {
-      return;
-    }
-    long now = clock.nanoTime();
-    long gap = now - resumeFrom;
-    long reach = TimeUnit.MINUTES.toNanos(backfill);
-    if (backfill >= minutesRoundedUp(gap)) {
-      return;
-    }
-    long unrecovered = minutesRoundedUp(gap - reach);
-    Instant wallNow = clock.now();
-    Instant from = wallNow.minusNanos(gap).truncatedTo(ChronoUnit.SECONDS);
-    Instant to = wallNow.minusNanos(reach).truncatedTo(ChronoUnit.SECONDS);
-    metrics.unrecovered(unrecovered);
-    log.warn(
-        "Activity stream gap of {} minutes is beyond the backfill reach of {} minutes: events"
-            + " between {} and {} were not received on the stream{}",
-        minutesRoundedUp(gap),
-        backfill,
-        from,
-        to,
-        webhookCatchUp
-            ? "; the webhook's catch-up replay will cover them"
-            : "; only a webhook replay (POST /2/webhooks/replay, last 24 h) brings them back");
-  }
-
-  private void endOutage() {
-    long downFor;
-    int attempts;
-    synchronized (lock) {
-      if (!outage) {
-        return;
-      }
-      outage = false;
-      downFor = clock.nanoTime() - downSinceNanos;
-      attempts = outageAttempts;
-      outageAttempts = 0;
-    }
-    log.info(
-        "Activity stream outage ended after {} ms and {} connect attempts",
-        TimeUnit.NANOSECONDS.toMillis(downFor),
-        attempts);
   }
 
   /** Reads until the connection ends; returns why it ended (unless ended from outside). */
@@ -619,8 +515,8 @@ public final class ActivityStream implements AutoCloseable {
       progressSeen = false;
     }
     byte[] buffer = new byte[8192];
-    ByteArrayOutputStream line = new ByteArrayOutputStream(512);
-    boolean oversized = false;
+    LineSplitter lines =
+        new LineSplitter(maxLineBytes, () -> consumer.adapterSupport().payloadTooLarge());
     try {
       while (true) {
         int n = body.read(buffer);
@@ -629,7 +525,7 @@ public final class ActivityStream implements AutoCloseable {
         }
         long now = clock.nanoTime();
         synchronized (lock) {
-          lastByteNanos = now;
+          backfill.byteReceived(now);
           if (!progressSeen && n > 0) {
             progressSeen = true;
             backoff.reset();
@@ -639,29 +535,9 @@ public final class ActivityStream implements AutoCloseable {
           }
         }
         progressNanos = now;
-        int start = 0;
-        for (int i = 0; i < n; i++) {
-          if (buffer[i] != '\n') {
-            continue;
-          }
-          if (!oversized) {
-            line.write(buffer, start, i - start);
-            Cause stop = line(line.toByteArray(), now, number);
-            if (stop != null) {
-              return stop;
-            }
-          }
-          line.reset();
-          oversized = false;
-          start = i + 1;
-        }
-        if (!oversized) {
-          line.write(buffer, start, n - start);
-          if (line.size() > maxLineBytes) {
-            oversized = true;
-            line.reset();
-            consumer.adapterSupport().payloadTooLarge();
-          }
+        Cause stop = lines.feed(buffer, n, line -> line(line, now, number));
+        if (stop != null) {
+          return stop;
         }
       }
     } catch (IOException e) {
@@ -679,30 +555,12 @@ public final class ActivityStream implements AutoCloseable {
 
   /** One line: a keep-alive, an error object, or an event for the hand-off (may block). */
   private Cause line(byte[] bytes, long arrived, long number) throws InterruptedException {
-    int first = 0;
-    int end = bytes.length;
-    while (first < end && isSpace(bytes[first])) {
-      first++;
+    StreamLine line = StreamLine.of(bytes);
+    if (line.event() == null) {
+      return line.end();
     }
-    while (end > first && isSpace(bytes[end - 1])) {
-      end--;
-    }
-    if (first == end) {
-      return null; // keep-alive
-    }
-    if (!startsWithData(bytes, first, end)) {
-      Cause error = errorObject(bytes, first, end);
-      if (error == Cause.IGNORED) {
-        return null;
-      }
-      if (error != null) {
-        return error;
-      }
-    }
-    byte[] event =
-        first == 0 && end == bytes.length ? bytes : java.util.Arrays.copyOfRange(bytes, first, end);
     metrics.event();
-    Line item = new Line(event, arrived, number);
+    HandOff.Line item = new HandOff.Line(line.event(), arrived, number);
     if (!handOff.offer(item)) {
       // Full: stop reading until the listeners catch up; the platform's buffer fills meanwhile.
       paused = true;
@@ -714,80 +572,6 @@ public final class ActivityStream implements AutoCloseable {
       }
     }
     return null;
-  }
-
-  /**
-   * An error object from the platform: logged with its title and handled by its kind. Returns the
-   * cause to end the connection with, or null to go on (also when the line is an event after all).
-   */
-  private Cause errorObject(byte[] bytes, int first, int end) {
-    JsonNode node;
-    try {
-      node = JSON.readTree(bytes, first, end - first);
-    } catch (IOException notJson) {
-      return null; // the consumer refuses it as malformed
-    }
-    if (node == null || !node.isObject() || node.has("data")) {
-      return null;
-    }
-    JsonNode errors = node.path("errors");
-    List<JsonNode> items = errors.isArray() && errors.size() > 0 ? iterable(errors) : List.of(node);
-    Cause stop = null;
-    for (JsonNode error : items) {
-      String title = error.path("title").asText("");
-      String kind = error.path("disconnect_type").asText(error.path("connection_issue").asText(""));
-      String detail = error.path("detail").asText(error.path("message").asText(""));
-      if (title.isEmpty() && kind.isEmpty()) {
-        return null; // not an error object: the consumer decides
-      }
-      log.warn(
-          "Activity stream error from the platform: {}{}{}",
-          title,
-          kind.isEmpty() ? "" : " (" + kind + ")",
-          detail.isEmpty() ? "" : ": " + detail);
-      String all = (title + " " + kind).toLowerCase(java.util.Locale.ROOT);
-      if (all.contains("toomanyconnections")) {
-        stop = Cause.TOO_MANY_CONNECTIONS;
-        log.warn(
-            "Another connection of this app holds the activity stream: end it with `servicehooks"
-                + " connections kill ID` (or --all) if it is a leftover");
-      } else if (all.contains("disconnect") && stop == null) {
-        stop = Cause.DISCONNECT_MESSAGE;
-      }
-    }
-    // An error that is not about the connection was logged and the stream goes on; it is not an
-    // event either, so it never reaches the consumer.
-    return stop == null ? Cause.IGNORED : stop;
-  }
-
-  private static List<JsonNode> iterable(JsonNode array) {
-    List<JsonNode> out = new java.util.ArrayList<>(array.size());
-    array.forEach(out::add);
-    return out;
-  }
-
-  private static boolean startsWithData(byte[] b, int first, int end) {
-    int i = first;
-    if (i >= end || b[i] != '{') {
-      return false;
-    }
-    i++;
-    while (i < end && isSpace(b[i])) {
-      i++;
-    }
-    if (end - i < DATA_KEY.length) {
-      return false;
-    }
-    for (int k = 0; k < DATA_KEY.length; k++) {
-      if (b[i + k] != DATA_KEY[k]) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  private static boolean isSpace(byte b) {
-    return b == ' ' || b == '\r' || b == '\t' || b == '\n';
   }
 
   private void checkStall(long number) {
@@ -810,42 +594,14 @@ public final class ActivityStream implements AutoCloseable {
 
   // ---- handing events to the consumer ----
 
-  private void dispatch() {
-    while (true) {
-      Line line;
-      try {
-        line = handOff.take();
-      } catch (InterruptedException e) {
-        return;
-      }
-      if (line == STOP) {
-        return;
-      }
-      synchronized (lock) {
-        if (line.connection() < discardBelow) {
-          continue; // a reconnect asks for it again
-        }
-      }
-      try {
-        inFlight.acquire();
-      } catch (InterruptedException e) {
-        return;
-      }
-      CompletableFuture<WebhookResponse> answer;
-      try {
-        answer = consumer.handleFromOwnConnection(line.bytes());
-      } catch (RuntimeException e) {
-        answer = CompletableFuture.failedFuture(e);
-      }
-      answer.whenComplete(
-          (response, failure) -> {
-            inFlight.release();
-            taken(line, response, failure);
-          });
+  /** Whether a connection's lines will come again with a backfill (the hand-off skips them). */
+  private boolean covered(long connectionNumber) {
+    synchronized (lock) {
+      return backfill.covered(connectionNumber);
     }
   }
 
-  private void taken(Line line, WebhookResponse response, Throwable failure) {
+  private void taken(HandOff.Line line, WebhookResponse response, Throwable failure) {
     if (failure == null && response.status() != 503) {
       // 2xx taken; 400/413 refused and logged by the consumer; 500 heard by the error handler.
       if (response.status() < 300) {
@@ -858,15 +614,7 @@ public final class ActivityStream implements AutoCloseable {
       if (state == State.CLOSED) {
         return;
       }
-      long from = line.arrivedNanos();
-      if (line.connection() == connection && connectionAskedFromNanos != NEVER) {
-        // A backfilled event refused again: it happened before it arrived, as early as the ask.
-        from = Math.min(from, connectionAskedFromNanos);
-      }
-      earliestNotTakenNanos = Math.min(earliestNotTakenNanos, from);
-      // The rest of that connection's lines come again with the backfill; later connections'
-      // lines still go to the consumer (a refusal among them ends their connection in turn).
-      discardBelow = Math.max(discardBelow, line.connection() + 1);
+      backfill.notTaken(line.arrivedNanos(), line.connection(), connection);
       if (state == State.CONNECTED && ending == null) {
         ending = Cause.NOT_TAKEN;
         body = open;
@@ -877,78 +625,12 @@ public final class ActivityStream implements AutoCloseable {
       log.warn(
           "Activity stream: the consumer could not take an event ({}); reconnecting to ask for it"
               + " again",
-          failure != null ? describe(failure) : response.bodyAsString());
+          failure != null ? StreamMessages.describe(failure) : response.bodyAsString());
       closeQuietly(body);
     }
   }
 
   // ---- helpers ----
-
-  private String describeEnd(Cause cause) {
-    return switch (cause) {
-      case STALLED -> "no byte for " + STALL_TIMEOUT.toSeconds() + " s (stalled connection)";
-      case DISCONNECT_MESSAGE -> "the platform ended the connection with a disconnect message";
-      case TOO_MANY_CONNECTIONS -> "the platform ended the connection: too many connections";
-      case NOT_TAKEN -> "an event could not be taken by the consumer";
-      default -> "the connection dropped";
-    };
-  }
-
-  private Duration untilReset(HttpResponse<?> response) {
-    Optional<String> reset = response.headers().firstValue("x-rate-limit-reset");
-    if (reset.isEmpty()) {
-      return null;
-    }
-    try {
-      long epoch = Long.parseLong(reset.get().trim());
-      Duration until = Duration.between(clock.now(), Instant.ofEpochSecond(epoch));
-      return until.isNegative() ? null : until;
-    } catch (NumberFormatException | java.time.DateTimeException e) {
-      return null;
-    }
-  }
-
-  private static String readBounded(InputStream body) {
-    try (InputStream in = body) {
-      byte[] bytes = in.readNBytes(MAX_ERROR_BODY);
-      return new String(bytes, StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      return "";
-    }
-  }
-
-  /** {@code " (title: detail)"} of a problem body, or empty. */
-  private static String problem(String body) {
-    try {
-      JsonNode node = JSON.readTree(body);
-      if (node == null || !node.isObject()) {
-        return "";
-      }
-      JsonNode error = node.path("errors").path(0);
-      String title = node.path("title").asText(error.path("title").asText(""));
-      String issue = node.path("connection_issue").asText("");
-      String detail =
-          node.path("detail").asText(error.path("message").asText(error.path("detail").asText("")));
-      String head = (title + " " + issue).strip();
-      String text =
-          head.isEmpty() ? detail.strip() : detail.isEmpty() ? head : head + ": " + detail.strip();
-      if (text.length() > 300) {
-        text = text.substring(0, 300) + "...";
-      }
-      return text.isEmpty() ? "" : " (" + text + ")";
-    } catch (IOException | RuntimeException e) {
-      return "";
-    }
-  }
-
-  private static String describe(Throwable e) {
-    Throwable root = e;
-    while (root instanceof java.util.concurrent.CompletionException && root.getCause() != null) {
-      root = root.getCause();
-    }
-    String message = root.getMessage();
-    return root.getClass().getSimpleName() + (message == null ? "" : ": " + message);
-  }
 
   private static void closeQuietly(InputStream body) {
     if (body == null) {

@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.Arrays;
@@ -40,9 +39,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class ConsumerStub implements AutoCloseable {
 
   // Upper bound on any held answer, so a forgotten release never keeps a thread forever.
-  private static final long HOLD_LIMIT_SECONDS = 60;
-  // How long CRC answers held by holdCrcAnswersUntil wait for the other checks to arrive.
-  private static final long CRC_BARRIER_SECONDS = 5;
+  static final long HOLD_LIMIT_SECONDS = 60;
 
   /** How the stub answers CRC checks ({@code GET ?crc_token=...}). */
   public enum CrcAnswer {
@@ -114,7 +111,7 @@ public final class ConsumerStub implements AutoCloseable {
   }
 
   private final Hmac hmac;
-  private final Hmac wrongHmac;
+  private final CrcResponder crc;
   private final HttpServer server;
   private final ExecutorService executor =
       Executors.newCachedThreadPool(
@@ -125,11 +122,8 @@ public final class ConsumerStub implements AutoCloseable {
           });
   private final CountDownLatch closing = new CountDownLatch(1);
   private final List<Delivery> deliveries = new CopyOnWriteArrayList<>();
-  private final AtomicInteger crcRequests = new AtomicInteger();
   private final Deque<Integer> nextStatuses = new ArrayDeque<>(); // guarded by itself
   private volatile int deliveryStatus = 200;
-  private volatile CrcAnswer crcAnswer = CrcAnswer.CORRECT;
-  private volatile CountDownLatch crcBarrier;
   private final AtomicInteger deliveriesToHold = new AtomicInteger();
   private volatile CountDownLatch deliveryRelease = new CountDownLatch(0);
 
@@ -139,7 +133,7 @@ public final class ConsumerStub implements AutoCloseable {
       throw new IllegalArgumentException("consumerSecret must not be empty");
     }
     hmac = new Hmac(consumerSecret);
-    wrongHmac = new Hmac(consumerSecret + "-wrong");
+    crc = new CrcResponder(consumerSecret);
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
     server.createContext("/", this::handle);
     server.setExecutor(executor);
@@ -169,7 +163,7 @@ public final class ConsumerStub implements AutoCloseable {
 
   /** How the next CRC checks are answered; default {@link CrcAnswer#CORRECT}. */
   public void crcAnswer(CrcAnswer answer) {
-    crcAnswer = Objects.requireNonNull(answer, "answer");
+    crc.answer(answer);
   }
 
   /**
@@ -177,10 +171,7 @@ public final class ConsumerStub implements AutoCloseable {
    * passed), e.g. 2 to make two concurrent registrations overlap.
    */
   public void holdCrcAnswersUntil(int checks) {
-    if (checks < 1) {
-      throw new IllegalArgumentException("checks must be at least 1 but was " + checks);
-    }
-    crcBarrier = new CountDownLatch(checks);
+    crc.holdUntil(checks);
   }
 
   /** The status every delivery gets from now on, unless queued by {@link #answerDeliveriesWith}. */
@@ -227,7 +218,7 @@ public final class ConsumerStub implements AutoCloseable {
 
   /** How many CRC checks (GETs with a {@code crc_token}) arrived so far. */
   public int crcRequests() {
-    return crcRequests.get();
+    return crc.requests();
   }
 
   private void handle(HttpExchange exchange) throws IOException {
@@ -236,7 +227,7 @@ public final class ConsumerStub implements AutoCloseable {
       if ("POST".equals(exchange.getRequestMethod())) {
         receive(exchange, body);
       } else {
-        answerCrc(exchange);
+        crc.respond(exchange, url(), closing);
       }
     } finally {
       exchange.close();
@@ -261,47 +252,7 @@ public final class ConsumerStub implements AutoCloseable {
     json(exchange, status == null ? deliveryStatus : status, "{\"received\":true}");
   }
 
-  private void answerCrc(HttpExchange exchange) throws IOException {
-    String token = crcToken(exchange.getRequestURI().getRawQuery());
-    if (token == null) {
-      json(exchange, 400, "{}");
-      return;
-    }
-    crcRequests.incrementAndGet();
-    CountDownLatch barrier = crcBarrier;
-    if (barrier != null) {
-      barrier.countDown();
-      await(barrier, CRC_BARRIER_SECONDS);
-    }
-    switch (crcAnswer) {
-      case CORRECT -> json(exchange, 200, responseToken(hmac, token));
-      case WRONG_TOKEN -> json(exchange, 200, responseToken(wrongHmac, token));
-      case SERVER_ERROR -> json(exchange, 500, "{}");
-      case REDIRECT -> {
-        exchange.getResponseHeaders().set("Location", url());
-        exchange.sendResponseHeaders(302, -1);
-      }
-      case HANG -> await(closing, HOLD_LIMIT_SECONDS);
-    }
-  }
-
-  private static String crcToken(String rawQuery) {
-    if (rawQuery == null) {
-      return null;
-    }
-    for (String pair : rawQuery.split("&")) {
-      if (pair.startsWith("crc_token=")) {
-        return URLDecoder.decode(pair.substring("crc_token=".length()), StandardCharsets.UTF_8);
-      }
-    }
-    return null;
-  }
-
-  private static String responseToken(Hmac key, String token) {
-    return "{\"response_token\":\"" + key.sign(token) + "\"}";
-  }
-
-  private static void await(CountDownLatch latch, long seconds) {
+  static void await(CountDownLatch latch, long seconds) {
     try {
       latch.await(seconds, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
@@ -309,7 +260,7 @@ public final class ConsumerStub implements AutoCloseable {
     }
   }
 
-  private static void json(HttpExchange exchange, int status, String body) throws IOException {
+  static void json(HttpExchange exchange, int status, String body) throws IOException {
     byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
     exchange.getResponseHeaders().set("Content-Type", "application/json");
     exchange.sendResponseHeaders(status, bytes.length);
@@ -323,10 +274,7 @@ public final class ConsumerStub implements AutoCloseable {
   public void close() {
     closing.countDown();
     deliveryRelease.countDown();
-    CountDownLatch barrier = crcBarrier;
-    while (barrier != null && barrier.getCount() > 0) {
-      barrier.countDown();
-    }
+    crc.releaseAll();
     server.stop(0);
     executor.shutdownNow();
   }

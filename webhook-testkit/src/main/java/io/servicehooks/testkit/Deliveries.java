@@ -9,14 +9,9 @@ import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.Deque;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -28,8 +23,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Signs and POSTs deliveries, retries them on the configured schedule, records every attempt and
- * keeps each webhook's delivery history (for the replay reach) that replay jobs draw from.
+ * Signs and POSTs deliveries, retries them on the configured schedule (on a timer, or stepped with
+ * the simulator's clock), records every attempt and runs replay jobs from the {@link
+ * DeliveryHistory}. Attempts and retries stay in one class: the attempts list and the retry queue
+ * are updated under one lock, so a test that sees a failed attempt knows its retry is already
+ * waiting, and the stepped clock reads both.
  */
 final class Deliveries {
 
@@ -37,15 +35,9 @@ final class Deliveries {
 
   private static final Logger log = LoggerFactory.getLogger(Deliveries.class);
 
-  /** How far back the platform keeps a webhook's events for replay. */
-  static final Duration REPLAY_REACH = Duration.ofHours(24);
-
   // Upper bound on waiting for attempts to answer while the clock is stepped: an attempt ends by
   // its own time-out, this only guards against a stuck HTTP client.
   private static final Duration ANSWER_SLACK = Duration.ofSeconds(5);
-
-  /** An event as produced for one webhook, kept for replay. */
-  private record Produced(Instant time, byte[] body) {}
 
   /** One delivery: a body bound for one webhook, retried until it succeeds or the schedule ends. */
   private static final class Delivery {
@@ -84,13 +76,10 @@ final class Deliveries {
       new PriorityQueue<>(
           Comparator.comparing(PendingRetry::due).thenComparingLong(PendingRetry::order));
   private long retryOrder;
-  // Guarded by itself: webhook id to its events, oldest first.
-  private final Map<String, Deque<Produced>> history = new HashMap<>();
+  private final DeliveryHistory history;
   private final AtomicLong dropped = new AtomicLong();
-  private final Object idle = new Object();
-  private int inFlight; // guarded by idle
-  private final Object answers = new Object();
-  private int attemptsInFlight; // guarded by answers
+  private final InFlight deliveriesInFlight = new InFlight(); // deliveries and replay jobs
+  private final InFlight attemptsInFlight = new InFlight(); // HTTP attempts awaiting their answer
 
   Deliveries(
       HttpClient client,
@@ -107,6 +96,7 @@ final class Deliveries {
     this.retrySchedule = List.copyOf(retrySchedule);
     this.attemptTimeout = attemptTimeout;
     this.retriesOnSimulatorClock = retriesOnSimulatorClock;
+    this.history = new DeliveryHistory(clock);
   }
 
   /**
@@ -114,60 +104,17 @@ final class Deliveries {
    * delivered, and forgets the events that fell out of the replay reach.
    */
   void remember(Webhook webhook, byte[] body) {
-    Instant now = clock.now();
-    synchronized (history) {
-      history.computeIfAbsent(webhook.id, id -> new ArrayDeque<>()).add(new Produced(now, body));
-      prune(now);
-    }
+    history.remember(webhook.id, body);
   }
 
   /** Forgets, for every webhook, the events produced before the replay reach. */
   void prune() {
-    synchronized (history) {
-      prune(clock.now());
-    }
-  }
-
-  // Caller holds history. Keeps the whole oldest minute a replay may still name.
-  private void prune(Instant now) {
-    Instant oldest = oldestReplayable(now);
-    for (Deque<Produced> events : history.values()) {
-      while (!events.isEmpty() && events.peekFirst().time().isBefore(oldest)) {
-        events.pollFirst();
-      }
-    }
-  }
-
-  /** The start of the oldest minute a replay may ask for at {@code now}. */
-  static Instant oldestReplayable(Instant now) {
-    return now.minus(REPLAY_REACH).truncatedTo(ChronoUnit.MINUTES);
+    history.prune();
   }
 
   /** The history of {@code webhookId} within the replay reach, oldest first. */
   List<HistoryEntry> history(String webhookId) {
-    List<HistoryEntry> out = new ArrayList<>();
-    synchronized (history) {
-      prune(clock.now());
-      for (Produced e : history.getOrDefault(webhookId, new ArrayDeque<>())) {
-        out.add(
-            new HistoryEntry(webhookId, e.time(), new String(e.body(), StandardCharsets.UTF_8)));
-      }
-    }
-    return out;
-  }
-
-  /** Events produced for {@code webhookId} in {@code [from, toExclusive)}, oldest first. */
-  private List<byte[]> producedBetween(String webhookId, Instant from, Instant toExclusive) {
-    List<byte[]> out = new ArrayList<>();
-    synchronized (history) {
-      prune(clock.now());
-      for (Produced e : history.getOrDefault(webhookId, new ArrayDeque<>())) {
-        if (!e.time().isBefore(from) && e.time().isBefore(toExclusive)) {
-          out.add(e.body());
-        }
-      }
-    }
-    return out;
+    return history.entries(webhookId);
   }
 
   /** How many deliveries were given up: retries exhausted, or the webhook stopped receiving. */
@@ -182,8 +129,8 @@ final class Deliveries {
   CompletableFuture<Boolean> start(Webhook webhook, byte[] body) {
     // The body is signed once per delivery: every retry sends identical bytes and signature.
     Delivery delivery = new Delivery(deliveryIds.incrementAndGet(), webhook, body, hmac.sign(body));
-    begin();
-    delivery.done.whenComplete((ok, e) -> end());
+    deliveriesInFlight.begin();
+    delivery.done.whenComplete((ok, e) -> deliveriesInFlight.end());
     attempt(delivery, 1);
     return delivery.done;
   }
@@ -200,8 +147,8 @@ final class Deliveries {
       String jobId,
       boolean fail,
       Runnable onFinished) {
-    begin();
-    List<byte[]> window = fail ? List.of() : producedBetween(webhook.id, from, toExclusive);
+    deliveriesInFlight.begin();
+    List<byte[]> window = fail ? List.of() : history.producedBetween(webhook.id, from, toExclusive);
     CompletableFuture<Boolean> chain = CompletableFuture.completedFuture(!fail);
     for (byte[] body : window) {
       chain = chain.thenCompose(allOk -> start(webhook, body).thenApply(ok -> allOk && ok));
@@ -224,7 +171,7 @@ final class Deliveries {
         .whenComplete(
             (ok, e) -> {
               onFinished.run();
-              end();
+              deliveriesInFlight.end();
             });
   }
 
@@ -239,22 +186,7 @@ final class Deliveries {
    * first.
    */
   boolean awaitIdle(Duration timeout) {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    synchronized (idle) {
-      while (inFlight > 0) {
-        long left = deadline - System.nanoTime();
-        if (left <= 0) {
-          return false;
-        }
-        try {
-          TimeUnit.NANOSECONDS.timedWait(idle, left);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          return false;
-        }
-      }
-      return true;
-    }
+    return deliveriesInFlight.awaitNone(timeout);
   }
 
   private void attempt(Delivery delivery, int number) {
@@ -283,7 +215,7 @@ final class Deliveries {
       delivery.done.complete(false);
       return;
     }
-    attemptStarted();
+    attemptsInFlight.begin();
     try {
       client
           .sendAsync(request, HttpResponse.BodyHandlers.discarding())
@@ -299,11 +231,11 @@ final class Deliveries {
                 } finally {
                   // After finish: a replay's next delivery, started by this outcome, is already
                   // counted, so a stepped clock never sees a gap between the two.
-                  attemptAnswered();
+                  attemptsInFlight.end();
                 }
               });
     } catch (RuntimeException e) {
-      attemptAnswered();
+      attemptsInFlight.end();
       throw e;
     }
   }
@@ -383,36 +315,12 @@ final class Deliveries {
     }
   }
 
-  private void attemptStarted() {
-    synchronized (answers) {
-      attemptsInFlight++;
-    }
-  }
-
-  private void attemptAnswered() {
-    synchronized (answers) {
-      attemptsInFlight--;
-      answers.notifyAll();
-    }
-  }
-
   /** Waits until every attempt started so far has its outcome, or the bound passes. */
   private void awaitAnswers() {
-    long deadline = System.nanoTime() + attemptTimeout.plus(ANSWER_SLACK).toNanos();
-    synchronized (answers) {
-      while (attemptsInFlight > 0) {
-        long left = deadline - System.nanoTime();
-        if (left <= 0) {
-          log.warn("{} delivery attempts still unanswered; the clock moves on", attemptsInFlight);
-          return;
-        }
-        try {
-          TimeUnit.NANOSECONDS.timedWait(answers, left);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          return;
-        }
-      }
+    if (!attemptsInFlight.awaitNone(attemptTimeout.plus(ANSWER_SLACK))
+        && !Thread.currentThread().isInterrupted()) {
+      log.warn(
+          "{} delivery attempts still unanswered; the clock moves on", attemptsInFlight.count());
     }
   }
 
@@ -472,18 +380,5 @@ final class Deliveries {
       return "connection refused";
     }
     return cause.getClass().getSimpleName();
-  }
-
-  private void begin() {
-    synchronized (idle) {
-      inFlight++;
-    }
-  }
-
-  private void end() {
-    synchronized (idle) {
-      inFlight--;
-      idle.notifyAll();
-    }
   }
 }

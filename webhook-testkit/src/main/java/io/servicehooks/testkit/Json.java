@@ -38,6 +38,13 @@ final class Json {
     }
   }
 
+  /** The inner object under {@code data}, as the current response style wraps it. */
+  static ObjectNode data(JsonNode inner) {
+    ObjectNode wrapper = object();
+    wrapper.set("data", inner);
+    return wrapper;
+  }
+
   /** Parses a request body; {@code null} when it is empty or not JSON. */
   static JsonNode parseOrNull(byte[] body) {
     if (body == null || body.length == 0) {

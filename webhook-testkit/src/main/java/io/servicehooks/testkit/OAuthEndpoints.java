@@ -2,6 +2,8 @@ package io.servicehooks.testkit;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.servicehooks.testkit.OAuthVerifier.TokenKind;
+import io.servicehooks.testkit.OAuthVerifier.Verified;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
@@ -15,7 +17,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,6 +26,11 @@ import org.slf4j.LoggerFactory;
  * /1.1/oauth/invalidate_token}, and the check of user-context calls to {@code /2/...}. Every signed
  * request is verified with the testkit's own {@link OAuthSignature}; a timestamp more than 5
  * minutes from the simulator's clock and a nonce seen before are refused.
+ *
+ * <p>This class keeps the token state (request tokens, verifiers, access tokens, users) and the
+ * legs that change it; {@link OAuthVerifier} checks signatures, {@link AuthorizePage} is the page.
+ * The legs stay together: they are the transitions of one state under one lock (issued, approved,
+ * exchanged, invalidated), and each reads what the previous one wrote.
  */
 final class OAuthEndpoints {
 
@@ -41,16 +47,8 @@ final class OAuthEndpoints {
       "Error processing your OAuth request: Invalid oauth_verifier parameter";
 
   private static final Logger log = LoggerFactory.getLogger(OAuthEndpoints.class);
-  private static final Pattern DIGITS = Pattern.compile("[0-9]{1,12}");
-  private static final Pattern SCREEN_NAME = Pattern.compile("[A-Za-z0-9_]{1,15}");
   private static final char[] ALPHANUMERIC =
       "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".toCharArray();
-
-  private enum TokenKind {
-    NONE,
-    REQUEST,
-    ACCESS
-  }
 
   private static final class RequestTokenState {
     final String secret;
@@ -70,26 +68,19 @@ final class OAuthEndpoints {
 
   private record AccessTokenState(String secret, String userId, String screenName) {}
 
-  /** A verified request: its decoded parameters and the token's state. */
-  private record Verified(
-      ApiResponse refusal, Map<String, String> params, String token, Object state) {
-    static Verified refused(ApiResponse refusal) {
-      return new Verified(refusal, Map.of(), null, null);
-    }
-  }
-
   private final String apiKey;
   private final String apiSecret;
   private final SimClock clock;
   private final boolean localMode;
   private final SecureRandom random = new SecureRandom();
+  private final AuthorizePage authorizePage = new AuthorizePage(this);
+  private final OAuthVerifier verifier;
 
   private final Object lock = new Object();
   // Guarded by lock.
   private final Set<String> approvedCallbacks = new HashSet<>();
   private final Map<String, RequestTokenState> requestTokens = new LinkedHashMap<>();
   private final Map<String, AccessTokenState> accessTokens = new HashMap<>();
-  private final Map<String, Instant> seenNonces = new HashMap<>();
   private final Map<String, String> userIds = new HashMap<>();
   private long nextUserId = 1_300_000_001L;
 
@@ -98,6 +89,7 @@ final class OAuthEndpoints {
     this.apiSecret = apiSecret;
     this.clock = clock;
     this.localMode = localMode;
+    this.verifier = new OAuthVerifier(apiKey, apiSecret, clock, new TokenState());
     userIds.put(DEMO_SCREEN_NAME.toLowerCase(Locale.ROOT), DEMO_USER_ID);
   }
 
@@ -164,8 +156,8 @@ final class OAuthEndpoints {
       case "/oauth/access_token" -> method.equals("POST") ? accessToken(request) : notAllowed();
       case "/oauth/authorize", "/oauth/authenticate" ->
           switch (method) {
-            case "GET" -> authorizePage(request);
-            case "POST" -> authorizeDecision(request);
+            case "GET" -> authorizePage.page(request);
+            case "POST" -> authorizePage.decision(request);
             default -> notAllowed();
           };
       case "/1.1/oauth/invalidate_token" ->
@@ -262,8 +254,9 @@ final class OAuthEndpoints {
     }
     String token = randomText(27);
     String secret = randomText(32);
+    verifier.pruneNonces();
     synchronized (lock) {
-      prune();
+      pruneRequestTokens();
       requestTokens.put(
           token, new RequestTokenState(secret, callback, clock.now().plus(REQUEST_TOKEN_LIFETIME)));
     }
@@ -275,80 +268,38 @@ final class OAuthEndpoints {
             "oauth_callback_confirmed", "true"));
   }
 
-  private ApiResponse authorizePage(ApiRequest request) {
-    Map<String, String> query = firstValues(OAuthSignature.pairs(request.query()));
-    String token = query.get("oauth_token");
+  /** Whether {@code token} is a request token waiting for the user's decision. */
+  boolean awaitsDecision(String token) {
     synchronized (lock) {
       RequestTokenState state = token == null ? null : requestTokens.get(token);
-      if (state == null || clock.now().isAfter(state.expires) || state.verifier != null) {
-        return html(
-            404,
-            "<h1>This page is no longer valid</h1><p>The request token is unknown, expired or"
-                + " used. Go back to the application and start again.</p>");
-      }
+      return state != null && !clock.now().isAfter(state.expires) && state.verifier == null;
     }
-    String prefill = query.getOrDefault("screen_name", DEMO_SCREEN_NAME);
-    return html(
-        200,
-        "<h1>Authorize the application to act for you?</h1>"
-            + "<form method=\"post\" action=\""
-            + request.path()
-            + "\"><input type=\"hidden\" name=\"oauth_token\" value=\""
-            + escape(token)
-            + "\"><label>Screen name <input name=\"screen_name\" value=\""
-            + escape(prefill)
-            + "\"></label> <button type=\"submit\" name=\"authorize\" value=\"1\">Authorize app"
-            + "</button> <button type=\"submit\" name=\"cancel\" value=\"1\">Cancel</button>"
-            + "</form>");
   }
 
-  private ApiResponse authorizeDecision(ApiRequest request) {
-    Map<String, String> form =
-        firstValues(OAuthSignature.pairs(new String(request.body(), StandardCharsets.UTF_8)));
-    String token = form.get("oauth_token");
-    String screenName = form.getOrDefault("screen_name", DEMO_SCREEN_NAME).strip();
-    if (!SCREEN_NAME.matcher(screenName).matches()) {
-      return html(400, "<h1>That is not a screen name</h1>");
-    }
-    String callback;
-    String verifier;
+  /** The user's decision on the authorize page: the callback, and the verifier unless cancelled. */
+  record Decision(String callback, String verifier) {}
+
+  /**
+   * Records the user's decision on a request token: cancelled, it is forgotten; approved, it gets a
+   * verifier for the user with this screen name (a new user id for a new name).
+   *
+   * @return null when the token no longer awaits a decision
+   */
+  Decision decide(String token, String screenName, boolean cancel) {
     synchronized (lock) {
       RequestTokenState state = token == null ? null : requestTokens.get(token);
       if (state == null || clock.now().isAfter(state.expires) || state.verifier != null) {
-        return html(404, "<h1>This page is no longer valid</h1>");
+        return null;
       }
-      callback = state.callback;
-      if (form.containsKey("cancel")) {
+      if (cancel) {
         requestTokens.remove(token);
-        verifier = null;
-      } else {
-        String userId =
-            userIds.computeIfAbsent(
-                screenName.toLowerCase(Locale.ROOT), name -> Long.toString(nextUserId++));
-        verifier = approve(token, userId, screenName);
+        return new Decision(state.callback, null);
       }
+      String userId =
+          userIds.computeIfAbsent(
+              screenName.toLowerCase(Locale.ROOT), name -> Long.toString(nextUserId++));
+      return new Decision(state.callback, approve(token, userId, screenName));
     }
-    if (callback.equals("oob")) {
-      return verifier == null
-          ? html(200, "<h1>You did not authorize the application.</h1>")
-          : html(
-              200,
-              "<h1>You authorized the application.</h1><p>Enter this PIN in the application:"
-                  + " <code id=\"oauth_pin\">"
-                  + verifier
-                  + "</code></p>");
-    }
-    String separator = callback.contains("?") ? "&" : "?";
-    String location =
-        verifier == null
-            ? callback + separator + "denied=" + OAuthSignature.encode(token)
-            : callback
-                + separator
-                + "oauth_token="
-                + OAuthSignature.encode(token)
-                + "&oauth_verifier="
-                + OAuthSignature.encode(verifier);
-    return new ApiResponse(302, Map.of("location", location), new byte[0]);
   }
 
   private ApiResponse accessToken(ApiRequest request) {
@@ -405,105 +356,35 @@ final class OAuthEndpoints {
   // ---------------------------------------------------------------- verification
 
   private Verified verify(ApiRequest request, TokenKind kind) {
-    Map<String, String> oauth = OAuthSignature.header(request.header("Authorization"));
-    if (oauth == null) {
-      return Verified.refused(couldNotAuthenticate("Could not authenticate you."));
-    }
-    String signature = oauth.get("oauth_signature");
-    String timestamp = oauth.get("oauth_timestamp");
-    String nonce = oauth.get("oauth_nonce");
-    if (signature == null
-        || nonce == null
-        || nonce.isEmpty()
-        || !nonce.chars().allMatch(c -> c > 0x20 && c < 0x7f)
-        || timestamp == null
-        || !DIGITS.matcher(timestamp).matches()
-        || !"HMAC-SHA1".equals(oauth.get("oauth_signature_method"))
-        || (oauth.containsKey("oauth_version") && !"1.0".equals(oauth.get("oauth_version")))
-        || !apiKey.equals(oauth.get("oauth_consumer_key"))) {
-      return Verified.refused(couldNotAuthenticate("Could not authenticate you."));
-    }
-    Instant now = clock.now();
-    Instant signedAt = Instant.ofEpochSecond(Long.parseLong(timestamp));
-    if (Duration.between(signedAt, now).abs().compareTo(TIMESTAMP_TOLERANCE) > 0) {
-      log.info("OAuth request refused: timestamp {} is too far from {}", signedAt, now);
-      return Verified.refused(
-          ApiResponse.codedError(
-              401, CODE_TIMESTAMP_OUT_OF_BOUNDS, null, "Timestamp out of bounds."));
-    }
-    String token = oauth.get("oauth_token");
-    String tokenSecret = null;
-    Object state = null;
-    if (kind != TokenKind.NONE) {
+    return verifier.verify(request, kind);
+  }
+
+  /** The token state as the verifier reads it. */
+  private final class TokenState implements OAuthVerifier.Tokens {
+    @Override
+    public OAuthVerifier.Found find(TokenKind kind, String token) {
       synchronized (lock) {
-        if (token != null && kind == TokenKind.REQUEST && requestTokens.containsKey(token)) {
-          state = requestTokens.get(token);
-          tokenSecret = ((RequestTokenState) state).secret;
-        } else if (token != null && kind == TokenKind.ACCESS && accessTokens.containsKey(token)) {
-          state = accessTokens.get(token);
-          tokenSecret = ((AccessTokenState) state).secret();
+        if (kind == TokenKind.REQUEST && requestTokens.containsKey(token)) {
+          return new OAuthVerifier.Found(requestTokens.get(token).secret, requestTokens.get(token));
         }
-      }
-      if (state == null) {
-        return Verified.refused(
-            ApiResponse.codedError(401, CODE_INVALID_TOKEN, null, "Invalid or expired token."));
-      }
-    }
-    List<String[]> params = new ArrayList<>();
-    List<String[]> query = OAuthSignature.pairs(request.query());
-    List<String[]> form = isForm(request) ? OAuthSignature.pairs(bodyText(request)) : List.of();
-    if (query == null || form == null) {
-      return Verified.refused(
-          ApiResponse.problem(
-              400, "Invalid Request", "Malformed percent-encoding", "invalid-request"));
-    }
-    params.addAll(query);
-    params.addAll(form);
-    oauth.forEach(
-        (name, value) -> {
-          if (!name.equals("oauth_signature")) {
-            params.add(new String[] {name, value});
-          }
-        });
-    String expected =
-        OAuthSignature.compute(request.method(), baseUrl(request), params, apiSecret, tokenSecret);
-    if (!OAuthSignature.matches(expected, signature)) {
-      log.info("OAuth request refused: the signature does not verify");
-      return Verified.refused(couldNotAuthenticate("Could not authenticate you."));
-    }
-    synchronized (lock) {
-      prune();
-      String key = apiKey + "&" + (token == null ? "" : token) + "&" + nonce;
-      if (seenNonces.putIfAbsent(key, signedAt.plus(TIMESTAMP_TOLERANCE)) != null) {
-        log.info("OAuth request refused: nonce used already");
-        return Verified.refused(
-            couldNotAuthenticate("Could not authenticate you: the nonce was used already."));
+        if (kind == TokenKind.ACCESS && accessTokens.containsKey(token)) {
+          return new OAuthVerifier.Found(accessTokens.get(token).secret(), accessTokens.get(token));
+        }
+        return null;
       }
     }
-    Map<String, String> all = new HashMap<>();
-    for (String[] p : params) {
-      all.putIfAbsent(p[0], p[1]);
+
+    @Override
+    public void prune() {
+      synchronized (lock) {
+        pruneRequestTokens();
+      }
     }
-    return new Verified(null, all, token, state);
   }
 
-  /**
-   * The base URL the client signed: the simulator serves plain http, so the scheme is http and the
-   * host (with its port) is the one the client addressed.
-   */
-  private static String baseUrl(ApiRequest request) {
-    String host = request.header("Host");
-    host = host == null ? "127.0.0.1" : host.toLowerCase(Locale.ROOT);
-    if (host.endsWith(":80")) {
-      host = host.substring(0, host.length() - 3);
-    }
-    return "http://" + host + request.path();
-  }
-
-  // Caller holds lock. Forgets nonces whose timestamp can no longer pass, and stale request tokens.
-  private void prune() {
+  // Caller holds lock. Forgets request tokens long expired.
+  private void pruneRequestTokens() {
     Instant now = clock.now();
-    seenNonces.values().removeIf(until -> until.plus(TIMESTAMP_TOLERANCE).isBefore(now));
     requestTokens.values().removeIf(state -> state.expires.plus(Duration.ofHours(1)).isBefore(now));
   }
 
@@ -550,7 +431,7 @@ final class OAuthEndpoints {
     return new String(text);
   }
 
-  private static Map<String, String> firstValues(List<String[]> pairs) {
+  static Map<String, String> firstValues(List<String[]> pairs) {
     Map<String, String> values = new HashMap<>();
     if (pairs != null) {
       for (String[] p : pairs) {
@@ -558,16 +439,6 @@ final class OAuthEndpoints {
       }
     }
     return values;
-  }
-
-  private static boolean isForm(ApiRequest request) {
-    String type = request.header("Content-Type");
-    return type != null
-        && type.toLowerCase(Locale.ROOT).startsWith("application/x-www-form-urlencoded");
-  }
-
-  private static String bodyText(ApiRequest request) {
-    return new String(request.body(), StandardCharsets.UTF_8);
   }
 
   private static ApiResponse form(Map<String, String> values) {
@@ -584,30 +455,6 @@ final class OAuthEndpoints {
         status,
         Map.of("content-type", "text/plain;charset=utf-8"),
         message.getBytes(StandardCharsets.UTF_8));
-  }
-
-  private static ApiResponse html(int status, String body) {
-    String page =
-        "<!doctype html><html><head><meta charset=\"utf-8\"><title>Platform simulator</title>"
-            + "</head><body>"
-            + body
-            + "</body></html>";
-    return new ApiResponse(
-        status,
-        Map.of("content-type", "text/html;charset=utf-8"),
-        page.getBytes(StandardCharsets.UTF_8));
-  }
-
-  private static String escape(String text) {
-    return text.replace("&", "&amp;")
-        .replace("<", "&lt;")
-        .replace(">", "&gt;")
-        .replace("\"", "&quot;")
-        .replace("'", "&#39;");
-  }
-
-  private static ApiResponse couldNotAuthenticate(String message) {
-    return ApiResponse.codedError(401, CODE_COULD_NOT_AUTHENTICATE, null, message);
   }
 
   private static ApiResponse notAllowed() {

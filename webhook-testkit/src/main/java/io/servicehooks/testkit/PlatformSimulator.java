@@ -1,10 +1,7 @@
 package io.servicehooks.testkit;
 
-import com.sun.net.httpserver.HttpServer;
-import java.io.IOException;
+import com.sun.net.httpserver.HttpHandler;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
@@ -12,14 +9,10 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,32 +41,31 @@ import org.slf4j.LoggerFactory;
  *     });
  * }
  * }</pre>
+ *
+ * <p>This class is the facade and its builder: it wires the parts and delegates to them, the API
+ * ({@code Api} and its resource handlers), deliveries ({@code Deliveries}), the activity stream
+ * ({@code StreamHub}) and the server's lifecycle ({@code SimulatorServer}); it is long only because
+ * its Javadoc is the testkit's reference.
  */
 public final class PlatformSimulator implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(PlatformSimulator.class);
 
   private final String host;
-  private final int requestedPort;
   private final String apiKey;
   private final String apiSecret;
   private final String consumerSecret;
   private final Duration recheckEvery;
   private final SimClock clock;
-  private final ExecutorService workers;
-  private final ScheduledExecutorService scheduler;
+  private final SimulatorServer server;
   private final Api api;
   private final Deliveries deliveries;
   private final StreamHub streams;
   private final boolean controlEndpoint;
 
-  private final Object lifecycle = new Object();
-  private HttpServer server; // guarded by lifecycle
-  private boolean closed; // guarded by lifecycle
-
   private PlatformSimulator(Builder builder) {
     this.host = builder.host;
-    this.requestedPort = builder.port;
+    this.server = new SimulatorServer(builder.host, builder.port);
     this.apiKey = builder.apiKey;
     this.apiSecret = builder.apiSecret;
     this.consumerSecret =
@@ -81,13 +73,11 @@ public final class PlatformSimulator implements AutoCloseable {
     this.recheckEvery = builder.recheckEvery;
     this.controlEndpoint = builder.controlEndpoint;
     this.clock = new SimClock(builder.clock);
-    this.workers = Executors.newCachedThreadPool(daemonThreads("platform-simulator"));
-    this.scheduler = Executors.newScheduledThreadPool(2, daemonThreads("platform-simulator-timer"));
     HttpClient client =
         HttpClient.newBuilder()
             .version(HttpClient.Version.HTTP_1_1)
             .followRedirects(HttpClient.Redirect.NEVER) // a 3xx CRC answer is a failure, not a hop
-            .executor(workers)
+            .executor(server.workers())
             .build();
     Hmac hmac = new Hmac(consumerSecret);
     this.deliveries =
@@ -95,7 +85,7 @@ public final class PlatformSimulator implements AutoCloseable {
             client,
             hmac,
             clock,
-            scheduler,
+            server.scheduler(),
             builder.retrySchedule,
             builder.deliveryTimeout,
             builder.retriesOnSimulatorClock);
@@ -137,47 +127,20 @@ public final class PlatformSimulator implements AutoCloseable {
    * @throws IllegalStateException when already started or closed
    */
   public PlatformSimulator start() {
-    synchronized (lifecycle) {
-      if (closed) {
-        throw new IllegalStateException("the simulator is closed");
-      }
-      if (server != null) {
-        throw new IllegalStateException("the simulator is already started");
-      }
-      try {
-        server =
-            HttpServer.create(new InetSocketAddress(InetAddress.getByName(host), requestedPort), 0);
-      } catch (IOException e) {
-        throw new UncheckedIOException("cannot bind " + host + ":" + requestedPort, e);
-      }
-      server.createContext("/", new SimulatorHttpHandler(api));
-      server.createContext(StreamHandler.PATH, new StreamHandler(api, streams, clock));
-      if (controlEndpoint) {
-        server.createContext(ControlHandler.PREFIX, new ControlHandler(this));
-      }
-      server.setExecutor(workers);
-      server.start();
-      if (recheckEvery != null) {
-        // Hand off to the workers: a slow CRC must not hold up the timer that drives retries.
-        scheduler.scheduleWithFixedDelay(
-            () -> workers.execute(this::backgroundChecks),
-            recheckEvery.toNanos(),
-            recheckEvery.toNanos(),
-            TimeUnit.NANOSECONDS);
-      }
-      log.info("platform simulator listening on {}", baseUrl());
-      return this;
+    Map<String, HttpHandler> contexts = new LinkedHashMap<>();
+    contexts.put("/", new SimulatorHttpHandler(api));
+    contexts.put(StreamHandler.PATH, new StreamHandler(api, streams, clock));
+    if (controlEndpoint) {
+      contexts.put(ControlHandler.PREFIX, new ControlHandler(this));
     }
+    server.start(contexts, recheckEvery, this::backgroundChecks);
+    log.info("platform simulator listening on {}", baseUrl());
+    return this;
   }
 
   /** The bound port. */
   public int port() {
-    synchronized (lifecycle) {
-      if (server == null) {
-        throw new IllegalStateException("the simulator is not started");
-      }
-      return server.getAddress().getPort();
-    }
+    return server.port();
   }
 
   /**
@@ -498,18 +461,7 @@ public final class PlatformSimulator implements AutoCloseable {
   /** Stops the server, the scheduler and any delivery still waiting for a retry. */
   @Override
   public void close() {
-    synchronized (lifecycle) {
-      if (closed) {
-        return;
-      }
-      closed = true;
-      streams.killAll();
-      if (server != null) {
-        server.stop(0);
-      }
-    }
-    scheduler.shutdownNow();
-    workers.shutdownNow();
+    server.close(streams::killAll);
   }
 
   private void backgroundChecks() {
@@ -520,24 +472,9 @@ public final class PlatformSimulator implements AutoCloseable {
     }
   }
 
-  private static ThreadFactory daemonThreads(String prefix) {
-    AtomicInteger count = new AtomicInteger();
-    return runnable -> {
-      Thread thread = new Thread(runnable, prefix + "-" + count.incrementAndGet());
-      thread.setDaemon(true);
-      return thread;
-    };
-  }
-
   @Override
   public String toString() {
-    synchronized (lifecycle) {
-      String where =
-          server == null
-              ? (closed ? "closed" : "not started")
-              : "http://" + host + ":" + server.getAddress().getPort();
-      return "PlatformSimulator[" + where + ", webhooks=" + api.webhooks().size() + "]";
-    }
+    return "PlatformSimulator[" + server.where() + ", webhooks=" + api.webhooks().size() + "]";
   }
 
   /**

@@ -1,5 +1,7 @@
 package io.servicehooks.samples;
 
+import static io.servicehooks.samples.ConsumerVariables.*;
+
 import io.micrometer.core.instrument.MeterRegistry;
 import io.servicehooks.catchup.CatchUp;
 import io.servicehooks.catchup.HeartbeatStore;
@@ -79,7 +81,7 @@ final class CatchUpWiring {
 
   /** The settings, or {@code null} when {@code CATCH_UP} is not true. */
   static Config parse(Map<String, String> env) throws ConsumerMain.ConfigException {
-    String enabled = env.getOrDefault("CATCH_UP", "false").strip().toLowerCase(Locale.ROOT);
+    String enabled = CATCH_UP.rawOr(env, "false").strip().toLowerCase(Locale.ROOT);
     if (enabled.equals("false") || enabled.isEmpty()) {
       return null;
     }
@@ -87,7 +89,7 @@ final class CatchUpWiring {
       throw new ConsumerMain.ConfigException(
           "CATCH_UP must be 'true' or 'false', was '" + enabled + "'");
     }
-    String base = value(env, "SERVICE_API_BASE_URL");
+    String base = SERVICE_API_BASE_URL.value(env);
     if (base == null) {
       throw new ConsumerMain.ConfigException(
           "CATCH_UP=true needs SERVICE_API_BASE_URL (the platform's API address)");
@@ -100,16 +102,16 @@ final class CatchUpWiring {
       throw new ConsumerMain.ConfigException(
           "SERVICE_API_BASE_URL must be an absolute http(s) URL without user information");
     }
-    String key = value(env, "SERVICE_API_KEY");
-    String secret = value(env, "SERVICE_API_SECRET");
-    String token = value(env, "SERVICE_BEARER_TOKEN");
+    String key = SERVICE_API_KEY.value(env);
+    String secret = SERVICE_API_SECRET.value(env);
+    String token = SERVICE_BEARER_TOKEN.value(env);
     if (token == null && (key == null || secret == null)) {
       throw new ConsumerMain.ConfigException(
           "CATCH_UP=true needs SERVICE_API_KEY and SERVICE_API_SECRET, or SERVICE_BEARER_TOKEN,"
               + " in the environment");
     }
-    String webhookUrl = value(env, "WEBHOOK_URL");
-    String webhookId = value(env, "CATCH_UP_WEBHOOK_ID");
+    String webhookUrl = WEBHOOK_URL.value(env);
+    String webhookId = CATCH_UP_WEBHOOK_ID.value(env);
     if ((webhookUrl == null) == (webhookId == null)) {
       throw new ConsumerMain.ConfigException(
           "CATCH_UP=true needs exactly one of WEBHOOK_URL (the consumer's public URL) and"
@@ -119,19 +121,19 @@ final class CatchUpWiring {
       throw new ConsumerMain.ConfigException(
           "CATCH_UP_WEBHOOK_ID must be digits, was '" + webhookId + "'");
     }
-    String insecure = env.getOrDefault("ALLOW_INSECURE_URL", "false").strip();
+    String insecure = ALLOW_INSECURE_URL.rawOr(env, "false").strip();
     if (!insecure.equals("true") && !insecure.equals("false")) {
       throw new ConsumerMain.ConfigException(
           "ALLOW_INSECURE_URL must be 'true' or 'false', was '" + insecure + "'");
     }
-    String redisUrl = value(env, "REDIS_URL");
-    String databaseUrl = value(env, "DATABASE_URL");
+    String redisUrl = REDIS_URL.value(env);
+    String databaseUrl = DATABASE_URL.value(env);
     StoreKind kind =
         redisUrl != null
             ? StoreKind.REDIS
             : databaseUrl != null ? StoreKind.POSTGRES : StoreKind.FILE;
-    String prefix = value(env, "REDIS_PREFIX");
-    String file = value(env, "CATCH_UP_FILE");
+    String prefix = REDIS_PREFIX.value(env);
+    String file = CATCH_UP_FILE.value(env);
     if (kind == StoreKind.POSTGRES) {
       jdbcUrl(databaseUrl); // refuses a URL it cannot use, before start
     }
@@ -237,10 +239,5 @@ final class CatchUpWiring {
             + (uri.getRawPath() == null ? "/" : uri.getRawPath())
             + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery());
     return new String[] {jdbc, user, password};
-  }
-
-  private static String value(Map<String, String> env, String name) {
-    String v = env.get(name);
-    return v == null || v.isBlank() ? null : v.strip();
   }
 }

@@ -2,23 +2,13 @@ package io.servicehooks.samples;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.servicehooks.core.WebhookConsumer;
-import io.servicehooks.postgres.DatabaseMessages;
 import io.servicehooks.postgres.PostgresInbox;
 import io.servicehooks.redis.RedisDeduplicator;
 import io.servicehooks.stream.ActivityStream;
 import io.servicehooks.undertow.WebhookServer;
-import io.undertow.Handlers;
 import io.undertow.Undertow;
-import io.undertow.server.HttpHandler;
-import io.undertow.server.handlers.PathHandler;
-import io.undertow.util.Headers;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.time.Duration;
 import java.util.List;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
@@ -38,6 +28,12 @@ import org.slf4j.LoggerFactory;
  * handled events is a {@link RedisDeduplicator} that every instance pointing at the same Redis and
  * prefix shares. {@link ConsumerMain} runs it from the command line; the demo and the tests start
  * it in-process.
+ *
+ * <p>This class composes and closes the parts; each part is wired by its own collaborator: {@code
+ * ManagementEndpoints} (health, metrics, probes, the management port), {@code DurableWiring} (the
+ * inbox and its pool), {@code RedisDedupWiring} (dedup on Redis) and {@code StreamWiring}. The file
+ * is over 300 lines only by the nested {@link Settings} record, which stays nested because the
+ * benchmarks and the tests name it {@code StandaloneConsumer.Settings}.
  */
 public final class StandaloneConsumer implements AutoCloseable {
 
@@ -171,7 +167,7 @@ public final class StandaloneConsumer implements AutoCloseable {
               + " dedup every instance shares; catch-up may still keep its heartbeat there");
     }
     RedisDeduplicator store =
-        settings.redisUrl() == null || database != null ? null : connect(settings);
+        settings.redisUrl() == null || database != null ? null : RedisDedupWiring.connect(settings);
     try {
       return start(settings, database, customizer, store, stream, webhookCatchUp);
     } catch (RuntimeException e) {
@@ -182,35 +178,6 @@ public final class StandaloneConsumer implements AutoCloseable {
     }
   }
 
-  private static RedisDeduplicator connect(Settings settings) {
-    String where = redacted(settings.redisUrl());
-    RedisDeduplicator.Builder redis = RedisDeduplicator.builder(settings.redisUrl());
-    if (settings.redisPrefix() != null) {
-      redis.prefix(settings.redisPrefix());
-    }
-    RedisDeduplicator store;
-    try {
-      store = redis.build();
-    } catch (RuntimeException e) {
-      // Lettuce's message names host and port; the store already took any password out of it.
-      Throwable root = e;
-      while (root.getCause() != null && root.getCause() != root) {
-        root = root.getCause();
-      }
-      String reason = root == e ? e.getMessage() : e.getMessage() + ": " + root.getMessage();
-      throw new DedupStoreException(
-          "cannot connect to Redis at "
-              + where
-              + " (REDIS_URL): "
-              + withoutPassword(redacted(reason), settings.redisUrl()));
-    }
-    log.info(
-        "Dedup on Redis at {}, prefix {}: every instance with this REDIS_URL and prefix shares it",
-        where,
-        store.prefix());
-    return store;
-  }
-
   private static StandaloneConsumer start(
       Settings settings,
       DatabaseSettings database,
@@ -218,7 +185,7 @@ public final class StandaloneConsumer implements AutoCloseable {
       RedisDeduplicator store,
       StreamWiring.Config streamConfig,
       boolean webhookCatchUp) {
-    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    PrometheusMeterRegistry registry = ConsumerRegistry.create();
     WebhookConsumer.Builder builder =
         WebhookConsumer.builder()
             .consumerSecrets(settings.consumerSecrets())
@@ -235,69 +202,28 @@ public final class StandaloneConsumer implements AutoCloseable {
       // on this). In durable mode the inbox's workers run it, after the event's other listeners.
       builder.onAny(event -> log.info("Handled {} event {}", event.type(), event.id()));
     }
-    PostgresInbox[] inbox = new PostgresInbox[1];
-    HikariDataSource pool =
-        database == null ? null : durable(settings, database, registry, builder, inbox);
-    ActivityStream[] streamRef = new ActivityStream[1];
-    HttpHandler health =
-        exchange -> {
-          ActivityStream s = streamRef[0];
-          exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, "application/json");
-          // Durable mode: DOWN when an inbox thread is gone or its loops keep failing, so an
-          // orchestrator replaces an instance that answers 200 but no longer runs what it stored.
-          java.util.Optional<String> problem =
-              inbox[0] == null ? java.util.Optional.empty() : inbox[0].problem();
-          if (problem.isPresent()) {
-            exchange.setStatusCode(503);
-            exchange
-                .getResponseSender()
-                .send("{\"status\":\"DOWN\",\"inbox\":\"" + jsonText(problem.get()) + "\"}");
-            return;
-          }
-          if (s != null && !s.healthy()) {
-            // Down 60 s or refused: an orchestrator should see it (and restart or alert).
-            exchange.setStatusCode(503);
-            exchange
-                .getResponseSender()
-                .send("{\"status\":\"DOWN\",\"stream\":\"" + s.state() + "\"}");
-            return;
-          }
-          exchange.getResponseSender().send("{\"status\":\"UP\"}");
-        };
-    HttpHandler metrics =
-        exchange -> {
-          if (exchange.isInIoThread()) {
-            exchange.dispatch(() -> scrape(registry, exchange));
-            return;
-          }
-          scrape(registry, exchange);
-        };
+    DurableWiring.Durable durable =
+        database == null ? null : DurableWiring.install(settings, database, registry, builder);
+    HikariDataSource pool = durable == null ? null : durable.pool();
+    ManagementEndpoints endpoints =
+        new ManagementEndpoints(registry, pool, durable == null ? null : durable.inbox());
     WebhookConsumer consumer = builder.build();
     if (streamConfig != null && streamConfig.streamOnly()) {
       return streamOnly(
-          settings,
-          registry,
-          consumer,
-          health,
-          metrics,
-          pool,
-          store,
-          streamConfig,
-          webhookCatchUp,
-          streamRef);
+          settings, registry, consumer, endpoints, pool, store, streamConfig, webhookCatchUp);
     }
     WebhookServer.Builder server =
         WebhookServer.builder(consumer)
             .host(settings.host())
             .port(settings.port())
             .path(settings.path());
-    Probes probes = new Probes(pool, System::nanoTime);
+    Probes probes = endpoints.probes();
     if (!settings.hasManagementPort()) {
       server
-          .route("/health", health)
+          .route("/health", endpoints.health())
           .route("/health/live", probes.live())
           .route("/health/ready", probes.ready())
-          .route("/metrics", metrics);
+          .route("/metrics", endpoints.metrics());
     }
     if (settings.ioThreads() > 0) {
       server.ioThreads(settings.ioThreads());
@@ -308,19 +234,19 @@ public final class StandaloneConsumer implements AutoCloseable {
     Undertow management = null;
     try {
       if (settings.hasManagementPort()) {
-        management = management(settings, health, probes, metrics);
-        startManagement(management, settings);
+        management = endpoints.server(settings.managementHost(), settings.managementPort());
+        ManagementEndpoints.start(management, settings.managementHost(), settings.managementPort());
         log.info(
             "Serving /health and /metrics at http://{}:{}",
             settings.managementHost(),
-            boundPort(management));
+            ManagementEndpoints.boundPort(management));
       }
       WebhookServer started = server.build().start();
       ActivityStream stream =
           streamConfig == null
               ? null
               : StreamWiring.start(streamConfig, consumer, registry, webhookCatchUp);
-      streamRef[0] = stream;
+      endpoints.stream(stream);
       return new StandaloneConsumer(
           registry, started, management, pool, store, consumer, stream, probes);
     } catch (RuntimeException e) {
@@ -342,29 +268,14 @@ public final class StandaloneConsumer implements AutoCloseable {
       Settings settings,
       PrometheusMeterRegistry registry,
       WebhookConsumer consumer,
-      HttpHandler health,
-      HttpHandler metrics,
+      ManagementEndpoints endpoints,
       HikariDataSource pool,
       RedisDeduplicator store,
       StreamWiring.Config streamConfig,
-      boolean webhookCatchUp,
-      ActivityStream[] streamRef) {
-    Settings onPort =
-        new Settings(
-            settings.consumerSecrets(),
-            settings.host(),
-            settings.port(),
-            settings.path(),
-            settings.inlineListeners(),
-            settings.logEvents(),
-            settings.ioThreads(),
-            settings.workerThreads(),
-            settings.host(),
-            settings.port());
-    Probes probes = new Probes(pool, System::nanoTime);
-    Undertow management = management(onPort, health, probes, metrics);
+      boolean webhookCatchUp) {
+    Undertow management = endpoints.server(settings.host(), settings.port());
     try {
-      startManagement(management, onPort);
+      ManagementEndpoints.start(management, settings.host(), settings.port());
     } catch (RuntimeException e) {
       consumer.close();
       if (pool != null) {
@@ -375,172 +286,16 @@ public final class StandaloneConsumer implements AutoCloseable {
     log.info(
         "Stream mode: no webhook; serving /health and /metrics at http://{}:{}",
         settings.host(),
-        boundPort(management));
+        ManagementEndpoints.boundPort(management));
     ActivityStream stream = StreamWiring.start(streamConfig, consumer, registry, webhookCatchUp);
-    streamRef[0] = stream;
+    endpoints.stream(stream);
     return new StandaloneConsumer(
-        registry, null, management, pool, store, consumer, stream, probes);
-  }
-
-  /**
-   * Opens the pool (one connection at once, so an unreachable database fails here), builds the
-   * inbox on it and makes it the consumer's. The listeners run on {@code workerThreads} inbox
-   * workers.
-   */
-  private static HikariDataSource durable(
-      Settings settings,
-      DatabaseSettings database,
-      PrometheusMeterRegistry registry,
-      WebhookConsumer.Builder builder,
-      PostgresInbox[] built) {
-    int workers =
-        settings.workerThreads() > 0 ? settings.workerThreads() : PostgresInbox.DEFAULT_WORKERS;
-    HikariDataSource pool;
-    try {
-      pool = database.pool(PostgresInbox.DEFAULT_WRITERS + workers + 3);
-    } catch (java.sql.SQLException | RuntimeException e) {
-      throw new DatabaseUnavailableException(
-          "cannot connect to the database at "
-              + database.redactedUrl()
-              + ": "
-              + reason(e, database.password()));
-    }
-    try {
-      PostgresInbox.Builder inbox =
-          PostgresInbox.builder()
-              .dataSource(pool)
-              .schema(database.schema())
-              .createSchema(database.createSchema())
-              .workers(workers)
-              .meterRegistry(registry);
-      if (database.maxAttempts() > 0) {
-        inbox.maxAttempts(database.maxAttempts());
-      }
-      if (database.retryBase() != null) {
-        Duration max =
-            database.retryBase().compareTo(PostgresInbox.DEFAULT_BACKOFF_MAX) > 0
-                ? database.retryBase()
-                : PostgresInbox.DEFAULT_BACKOFF_MAX;
-        inbox.backoff(database.retryBase(), max);
-      }
-      if (database.lease() != null) {
-        inbox.lease(database.lease());
-      }
-      if (database.instanceName() != null) {
-        inbox.instanceName(database.instanceName());
-      }
-      built[0] = inbox.build();
-      builder.inbox(built[0]);
-    } catch (RuntimeException e) {
-      pool.close();
-      throw new DatabaseUnavailableException(
-          "cannot set up the inbox in schema "
-              + database.schema()
-              + " at "
-              + database.redactedUrl()
-              + ": "
-              + reason(e, database.password()));
-    }
-    log.info(
-        "Durable mode: deliveries are answered once stored in {}.{} at {} (user {}), {} workers",
-        database.schema(),
-        PostgresInbox.DEFAULT_TABLE,
-        database.redactedUrl(),
-        database.user() == null ? "from the URL" : database.user(),
-        workers);
-    return pool;
-  }
-
-  /** {@code text} as the inside of a JSON string: quotes, backslashes and controls escaped. */
-  private static String jsonText(String text) {
-    StringBuilder out = new StringBuilder(text.length());
-    for (char c : text.toCharArray()) {
-      if (c == '"' || c == '\\') {
-        out.append('\\').append(c);
-      } else if (c < 0x20) {
-        out.append(String.format("\\u%04x", (int) c));
-      } else {
-        out.append(c);
-      }
-    }
-    return out.toString();
-  }
-
-  /**
-   * The innermost cause's class and first line, through the inbox's scrub: the server may repeat a
-   * user name that swallowed the password, and the driver a {@code password=} parameter.
-   */
-  private static String reason(Throwable e, String password) {
-    Throwable root = e;
-    while (root.getCause() != null && root.getCause() != root) {
-      root = root.getCause();
-    }
-    String message =
-        root.getMessage() == null ? "" : root.getMessage().lines().findFirst().orElse("");
-    return DatabaseMessages.scrub(root.getClass().getSimpleName() + ": " + message, password);
-  }
-
-  /**
-   * The management listener: health and metrics only, everything else 404 with the same body as the
-   * webhook server's. One IO thread and two workers (the scrape runs on a worker) are plenty for
-   * probes and a scraper, and take nothing from the webhook's threads.
-   */
-  private static Undertow management(
-      Settings settings, HttpHandler health, Probes probes, HttpHandler metrics) {
-    PathHandler paths =
-        Handlers.path(StandaloneConsumer::notFound)
-            .addExactPath("/health", health)
-            .addExactPath("/health/live", probes.live())
-            .addExactPath("/health/ready", probes.ready())
-            .addExactPath("/metrics", metrics);
-    return Undertow.builder()
-        .setIoThreads(1)
-        .setWorkerThreads(2)
-        .addHttpListener(settings.managementPort(), settings.managementHost())
-        .setHandler(paths)
-        .build();
-  }
-
-  /** As {@link WebhookServer#start()} does for the webhook port: a bind failure names where. */
-  private static void startManagement(Undertow management, Settings settings) {
-    try {
-      management.start();
-    } catch (RuntimeException e) {
-      management.stop();
-      String where = "http://" + settings.managementHost() + ":" + settings.managementPort();
-      for (Throwable c = e; c != null; c = c.getCause()) {
-        if (c instanceof IOException io) {
-          throw new UncheckedIOException(
-              "cannot bind " + where + " for /health and /metrics: " + io.getMessage(), io);
-        }
-      }
-      throw e;
-    }
-  }
-
-  private static void notFound(io.undertow.server.HttpServerExchange exchange) {
-    exchange.setStatusCode(404);
-    exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, "application/json");
-    exchange
-        .getResponseSender()
-        .send("{\"error\":\"not_found\",\"message\":\"nothing is served at this path\"}");
-  }
-
-  private static int boundPort(Undertow undertow) {
-    return ((InetSocketAddress) undertow.getListenerInfo().get(0).getAddress()).getPort();
-  }
-
-  private static void scrape(
-      PrometheusMeterRegistry registry, io.undertow.server.HttpServerExchange exchange) {
-    exchange
-        .getResponseHeaders()
-        .put(Headers.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8");
-    exchange.getResponseSender().send(registry.scrape());
+        registry, null, management, pool, store, consumer, stream, endpoints.probes());
   }
 
   /** The port actually bound (in stream mode, the one serving health and metrics). */
   public int port() {
-    return server != null ? server.port() : boundPort(management);
+    return server != null ? server.port() : ManagementEndpoints.boundPort(management);
   }
 
   /**
@@ -548,7 +303,9 @@ public final class StandaloneConsumer implements AutoCloseable {
    * metrics share the webhook port.
    */
   public int managementPort() {
-    return management == null ? Settings.NO_MANAGEMENT_PORT : boundPort(management);
+    return management == null
+        ? Settings.NO_MANAGEMENT_PORT
+        : ManagementEndpoints.boundPort(management);
   }
 
   /** The Prometheus text of the current meters. */

@@ -1,5 +1,7 @@
 package io.servicehooks.samples;
 
+import static io.servicehooks.samples.ConsumerVariables.*;
+
 import io.micrometer.core.instrument.MeterRegistry;
 import io.servicehooks.core.WebhookConsumer;
 import io.servicehooks.registration.WebhookClient;
@@ -67,7 +69,7 @@ final class StreamWiring {
 
   /** {@code DELIVERY} alone: webhook unless set. */
   static Delivery delivery(Map<String, String> env) throws ConsumerMain.ConfigException {
-    String value = env.getOrDefault("DELIVERY", "webhook").strip().toLowerCase(Locale.ROOT);
+    String value = DELIVERY.rawOr(env, "webhook").strip().toLowerCase(Locale.ROOT);
     return switch (value) {
       case "", "webhook" -> Delivery.WEBHOOK;
       case "stream" -> Delivery.STREAM;
@@ -82,14 +84,14 @@ final class StreamWiring {
   static Config parse(Map<String, String> env) throws ConsumerMain.ConfigException {
     Delivery delivery = delivery(env);
     if (delivery == Delivery.WEBHOOK) {
-      if (value(env, "STREAM_BACKFILL_MINUTES") != null) {
+      if (STREAM_BACKFILL_MINUTES.value(env) != null) {
         throw new ConsumerMain.ConfigException(
             "STREAM_BACKFILL_MINUTES is set but DELIVERY is webhook (set DELIVERY=stream or both)");
       }
       return null;
     }
     String mode = "DELIVERY=" + delivery.name().toLowerCase(Locale.ROOT);
-    String base = value(env, "SERVICE_API_BASE_URL");
+    String base = SERVICE_API_BASE_URL.value(env);
     if (base == null) {
       throw new ConsumerMain.ConfigException(
           mode + " needs SERVICE_API_BASE_URL (the platform's API address)");
@@ -102,12 +104,12 @@ final class StreamWiring {
       throw new ConsumerMain.ConfigException(
           "SERVICE_API_BASE_URL must be an absolute http(s) URL without user information");
     }
-    String key = value(env, "SERVICE_API_KEY");
-    String secret = value(env, "SERVICE_API_SECRET");
-    String token = value(env, "SERVICE_BEARER_TOKEN");
+    String key = SERVICE_API_KEY.value(env);
+    String secret = SERVICE_API_SECRET.value(env);
+    String token = SERVICE_BEARER_TOKEN.value(env);
     if ((key == null) != (secret == null) && token == null) {
       throw new ConsumerMain.ConfigException(
-          (key == null ? "SERVICE_API_KEY" : "SERVICE_API_SECRET")
+          (key == null ? SERVICE_API_KEY : SERVICE_API_SECRET).name()
               + " is not set (set both SERVICE_API_KEY and SERVICE_API_SECRET, or"
               + " SERVICE_BEARER_TOKEN)");
     }
@@ -118,7 +120,7 @@ final class StreamWiring {
               + " environment");
     }
     int backfill = ActivityStream.MAX_BACKFILL_MINUTES;
-    String minutes = value(env, "STREAM_BACKFILL_MINUTES");
+    String minutes = STREAM_BACKFILL_MINUTES.value(env);
     if (minutes != null) {
       try {
         backfill = Integer.parseInt(minutes);
@@ -130,7 +132,7 @@ final class StreamWiring {
             "STREAM_BACKFILL_MINUTES must be a number from 0 to 5, was '" + minutes + "'");
       }
     }
-    String insecure = env.getOrDefault("ALLOW_INSECURE_URL", "false").strip();
+    String insecure = ALLOW_INSECURE_URL.rawOr(env, "false").strip();
     if (!insecure.equals("true") && !insecure.equals("false")) {
       throw new ConsumerMain.ConfigException(
           "ALLOW_INSECURE_URL must be 'true' or 'false', was '" + insecure + "'");
@@ -169,10 +171,5 @@ final class StreamWiring {
         .meterRegistry(registry)
         .build()
         .start();
-  }
-
-  private static String value(Map<String, String> env, String name) {
-    String v = env.get(name);
-    return v == null || v.isBlank() ? null : v.strip();
   }
 }

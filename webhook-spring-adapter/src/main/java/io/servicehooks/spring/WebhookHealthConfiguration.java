@@ -1,0 +1,26 @@
+package io.servicehooks.spring;
+
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The {@code webhook} health indicator.
+ *
+ * <p>Imported by {@link WebhookAutoConfiguration}, so it applies under that class's conditions.
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnClass(HealthIndicator.class)
+@ConditionalOnEnabledHealthIndicator("webhook")
+final class WebhookHealthConfiguration {
+
+  @Bean
+  @ConditionalOnMissingBean(name = "webhookHealthIndicator")
+  HealthIndicator webhookHealthIndicator(WebhookProperties properties) {
+    return new WebhookHealthIndicator(
+        properties.getPath(), properties.getAcknowledgement().getMode());
+  }
+}

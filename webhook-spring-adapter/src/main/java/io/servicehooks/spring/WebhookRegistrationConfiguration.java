@@ -1,0 +1,81 @@
+package io.servicehooks.spring;
+
+import io.servicehooks.registration.WebhookClient;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.core.env.PropertySource;
+import org.springframework.core.env.StandardEnvironment;
+
+/**
+ * Registration at start-up, when {@code servicehooks.registration.public-url} is set.
+ *
+ * <p>Imported by {@link WebhookAutoConfiguration}, so it applies under that class's conditions.
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnClass(WebhookClient.class)
+@Conditional(OnPublicUrlCondition.class)
+@EnableConfigurationProperties(RegistrationProperties.class)
+final class WebhookRegistrationConfiguration {
+
+  static final String BEARER_TOKEN = "SERVICE_BEARER_TOKEN";
+  static final String API_KEY = "SERVICE_API_KEY";
+  static final String API_SECRET = "SERVICE_API_SECRET";
+
+  /**
+   * A client for the platform at {@code servicehooks.registration.base-url}, with credentials from
+   * the process environment only, never from properties files.
+   */
+  @Bean
+  @ConditionalOnMissingBean
+  WebhookClient webhookClient(
+      RegistrationProperties properties, ConfigurableEnvironment environment) {
+    if (properties.getBaseUrl() == null) {
+      throw new IllegalStateException(
+          "servicehooks.registration.base-url is required when servicehooks.registration.public-url is set");
+    }
+    WebhookClient.Builder builder =
+        WebhookClient.builder()
+            .baseUrl(properties.getBaseUrl())
+            .allowInsecureUrls(properties.isAllowInsecureUrl());
+    PropertySource<?> env =
+        environment
+            .getPropertySources()
+            .get(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME);
+    String token = variable(env, BEARER_TOKEN);
+    String key = variable(env, API_KEY);
+    String secret = variable(env, API_SECRET);
+    if (token != null) {
+      builder.bearerToken(token);
+    } else if (key != null && secret != null) {
+      builder.apiCredentials(key, secret);
+    } else {
+      throw new IllegalStateException(
+          "servicehooks.registration.public-url is set but the environment has neither "
+              + BEARER_TOKEN
+              + " nor both "
+              + API_KEY
+              + " and "
+              + API_SECRET);
+    }
+    return builder.build();
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
+  WebhookRegistrar webhookRegistrar(
+      WebhookClient client,
+      RegistrationProperties properties,
+      ConfigurableEnvironment environment) {
+    return new WebhookRegistrar(client, properties.getPublicUrl(), environment);
+  }
+
+  private static String variable(PropertySource<?> env, String name) {
+    Object value = env == null ? null : env.getProperty(name);
+    return value == null || value.toString().isBlank() ? null : value.toString().strip();
+  }
+}

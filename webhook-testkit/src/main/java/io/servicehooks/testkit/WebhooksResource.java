@@ -1,0 +1,200 @@
+package io.servicehooks.testkit;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code /2/webhooks}: register (with the CRC check, the URL rules and the app's webhook limit),
+ * list, revalidate and delete, and the registered webhooks' state, which the periodic check and
+ * deliveries read.
+ */
+final class WebhooksResource {
+
+  // The simulator's API log, as before the split.
+  private static final Logger log = LoggerFactory.getLogger(Api.class);
+
+  private static final Pattern DIGITS = Pattern.compile("[0-9]+");
+
+  private final boolean localMode;
+  private final int webhookLimit;
+  private final Duration recheckInterval;
+  private final SimClock clock;
+  private final CrcCheck crc;
+  private final Supplier<String> ids;
+  private final Supplier<ResponseStyle> style;
+
+  private final Object lock = new Object();
+  private final Map<String, Webhook> webhooks = new LinkedHashMap<>(); // guarded by lock
+
+  WebhooksResource(
+      boolean localMode,
+      int webhookLimit,
+      Duration recheckInterval,
+      SimClock clock,
+      CrcCheck crc,
+      Supplier<String> ids,
+      Supplier<ResponseStyle> style) {
+    this.localMode = localMode;
+    this.webhookLimit = webhookLimit;
+    this.recheckInterval = recheckInterval;
+    this.clock = clock;
+    this.crc = crc;
+    this.ids = ids;
+    this.style = style;
+  }
+
+  /** Routes {@code /2/webhooks} ({@code parts.length == 2}) and {@code /2/webhooks/{id}}. */
+  ApiResponse handle(ApiRequest request, String[] parts) {
+    String method = request.method();
+    if (parts.length == 2) {
+      return switch (method) {
+        case "POST" -> create(request);
+        case "GET" -> list();
+        default -> Api.methodNotAllowed();
+      };
+    }
+    return switch (method) {
+      case "PUT" -> revalidate(parts[2]);
+      case "DELETE" -> delete(parts[2]);
+      default -> Api.methodNotAllowed();
+    };
+  }
+
+  List<Webhook> all() {
+    synchronized (lock) {
+      return List.copyOf(webhooks.values());
+    }
+  }
+
+  /** The webhook with this id, or null when the id is missing, malformed or unknown. */
+  Webhook find(String id) {
+    if (id == null || !DIGITS.matcher(id).matches()) {
+      return null;
+    }
+    synchronized (lock) {
+      return webhooks.get(id);
+    }
+  }
+
+  /** Runs the periodic check on the given webhooks; a failure makes a webhook invalid at once. */
+  void recheck(List<Webhook> due) {
+    for (Webhook webhook : due) {
+      CrcCheck.Outcome outcome = crc.check(webhook.url);
+      webhook.checked(outcome.passed(), clock.now().plus(recheckInterval));
+      if (!outcome.passed()) {
+        log.info(
+            "periodic check of webhook {} failed, webhook is now invalid: {}",
+            webhook.id,
+            outcome.detail());
+      }
+    }
+  }
+
+  private ApiResponse create(ApiRequest request) {
+    JsonNode body = Json.parseOrNull(request.body());
+    if (body == null || !body.isObject()) {
+      return Api.badRequest("The request body must be a JSON object");
+    }
+    String url = Json.text(body, "url");
+    String violation = UrlRules.violation(url, localMode);
+    if (violation != null) {
+      return ApiResponse.invalidRequest("UrlValidationFailed", violation);
+    }
+    ApiResponse refused = refuseRegistration(url);
+    if (refused != null) {
+      return refused;
+    }
+    // The check runs outside the lock: it may take up to the CRC time-out.
+    CrcCheck.Outcome outcome = crc.check(url);
+    if (!outcome.passed()) {
+      return ApiResponse.invalidRequest("CrcValidationFailed", outcome.detail());
+    }
+    Webhook webhook;
+    synchronized (lock) {
+      refused = refuseRegistration(url);
+      if (refused != null) {
+        return refused;
+      }
+      Instant now = clock.now();
+      webhook = new Webhook(ids.get(), url, now, now.plus(recheckInterval));
+      webhooks.put(webhook.id, webhook);
+    }
+    log.info("webhook {} registered for {}", webhook.id, url);
+    ObjectNode json = webhook.toJson();
+    return ApiResponse.ok(style.get() == ResponseStyle.CURRENT ? Json.data(json) : json);
+  }
+
+  private ApiResponse refuseRegistration(String url) {
+    synchronized (lock) {
+      for (Webhook existing : webhooks.values()) {
+        if (existing.url.equals(url)) {
+          return ApiResponse.invalidRequest(
+              "DuplicateUrlFailed",
+              "URL is already registered for this application as webhook " + existing.id);
+        }
+      }
+      if (webhooks.size() >= webhookLimit) {
+        return ApiResponse.invalidRequest(
+            "WebhookLimitExceeded",
+            "This application may register at most " + webhookLimit + " webhook(s)");
+      }
+      return null;
+    }
+  }
+
+  private ApiResponse list() {
+    List<Webhook> all = all();
+    ObjectNode body = Json.object();
+    if (!all.isEmpty() || style.get() == ResponseStyle.CURRENT) {
+      ArrayNode data = body.putArray("data");
+      all.forEach(w -> data.add(w.toJson()));
+    }
+    body.putObject("meta").put("result_count", all.size());
+    return ApiResponse.ok(body);
+  }
+
+  private ApiResponse revalidate(String id) {
+    Webhook webhook = find(id);
+    if (webhook == null) {
+      return Api.webhookIdInvalid(id);
+    }
+    CrcCheck.Outcome outcome = crc.check(webhook.url);
+    webhook.checked(outcome.passed(), clock.now().plus(recheckInterval));
+    log.info("webhook {} revalidated: {}", id, outcome.passed() ? "valid" : outcome.detail());
+    ObjectNode body = Json.object();
+    if (style.get() == ResponseStyle.CURRENT) {
+      body.putObject("data").put("valid", outcome.passed());
+      return ApiResponse.ok(body);
+    }
+    if (!outcome.passed()) {
+      return ApiResponse.invalidRequest("CrcValidationFailed", outcome.detail());
+    }
+    body.putObject("data").put("attempted", true);
+    return ApiResponse.ok(body);
+  }
+
+  private ApiResponse delete(String id) {
+    Webhook removed;
+    synchronized (lock) {
+      removed = DIGITS.matcher(id).matches() ? webhooks.remove(id) : null;
+    }
+    if (removed == null) {
+      return Api.webhookIdInvalid(id);
+    }
+    removed.markDeleted();
+    log.info("webhook {} deleted", id);
+    ObjectNode body = Json.object();
+    body.putObject("data").put("deleted", true);
+    return ApiResponse.ok(body);
+  }
+}
