@@ -103,10 +103,7 @@ final class MicrometerObservations implements Observations {
     ListenerObservationContext context =
         new ListenerObservationContext(event, types.tag(event.type()), pattern);
     Observation observation = Observation.createNotStarted(null, LISTENER, () -> context, registry);
-    if (parent instanceof Observation p) {
-      observation.parentObservation(p);
-    }
-    observation.start();
+    startUnder(observation, parent);
     if (observation.isNoop()) {
       return Listener.NONE;
     }
@@ -135,10 +132,7 @@ final class MicrometerObservations implements Observations {
         new InboxStoreObservationContext(typeOf(events), events.size());
     Observation observation =
         Observation.createNotStarted(null, INBOX_STORE, () -> context, registry);
-    if (parent instanceof Observation p) {
-      observation.parentObservation(p);
-    }
-    observation.start(); // a propagating handler writes the carrier here
+    startUnder(observation, parent); // a propagating handler writes the carrier here
     if (observation.isNoop()) {
       return InboxStore.NONE;
     }
@@ -194,6 +188,24 @@ final class MicrometerObservations implements Observations {
         stop(observation);
       }
     };
+  }
+
+  /**
+   * Starts {@code observation} as a child of {@code parent} (an {@link Observation}, or {@code
+   * null}: the thread's current one). The parent's scope is open while it starts: a tracing handler
+   * takes the thread's current span over the parent observation's when they differ, and a listener
+   * that runs on the stream's thread (inside the stream event's scope) must still be the delivery's
+   * child.
+   */
+  private static void startUnder(Observation observation, Object parent) {
+    if (!(parent instanceof Observation p)) {
+      observation.start();
+      return;
+    }
+    observation.parentObservation(p);
+    try (Observation.Scope scope = p.openScope()) {
+      observation.start();
+    }
   }
 
   private static void stop(Observation observation) {

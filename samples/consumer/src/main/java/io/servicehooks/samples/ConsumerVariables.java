@@ -166,6 +166,24 @@ final class ConsumerVariables {
       new Variable(
           "STREAM_BACKFILL_MINUTES", null, "5", "the most minutes a stream reconnect asks again");
 
+  // ---- tracing (Tracing): the OpenTelemetry specification's names ----
+  static final Variable OTEL_EXPORTER_OTLP_ENDPOINT =
+      new Variable(
+          "OTEL_EXPORTER_OTLP_ENDPOINT",
+          null,
+          "unset",
+          "traces exported over OTLP to this base URL; the log lines of an event carry its ids");
+  static final Variable OTEL_EXPORTER_OTLP_PROTOCOL =
+      new Variable("OTEL_EXPORTER_OTLP_PROTOCOL", null, "http/protobuf", "http/protobuf or grpc");
+  static final Variable OTEL_EXPORTER_OTLP_HEADERS =
+      new Variable(
+          "OTEL_EXPORTER_OTLP_HEADERS",
+          null,
+          "unset",
+          "headers sent with every export, key=value,..., values percent-encoded");
+  static final Variable OTEL_SERVICE_NAME =
+      new Variable("OTEL_SERVICE_NAME", null, "servicehooks-consumer", "the traces' service.name");
+
   /** Every variable, in the order of the docs' table. */
   static final List<Variable> ALL =
       List.of(
@@ -202,7 +220,11 @@ final class ConsumerVariables {
           WEBHOOK_URL,
           CATCH_UP_WEBHOOK_ID,
           ALLOW_INSECURE_URL,
-          CATCH_UP_FILE);
+          CATCH_UP_FILE,
+          OTEL_EXPORTER_OTLP_ENDPOINT,
+          OTEL_EXPORTER_OTLP_PROTOCOL,
+          OTEL_EXPORTER_OTLP_HEADERS,
+          OTEL_SERVICE_NAME);
 
   private ConsumerVariables() {}
 }

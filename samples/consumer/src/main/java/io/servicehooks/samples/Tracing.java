@@ -100,18 +100,18 @@ final class Tracing implements AutoCloseable {
    *     grpc}, or a malformed header list
    */
   static Tracing fromEnvironment(Map<String, String> env) {
-    String endpoint = env.get("OTEL_EXPORTER_OTLP_ENDPOINT");
-    if (endpoint == null || endpoint.isBlank()) {
+    String endpoint = ConsumerVariables.OTEL_EXPORTER_OTLP_ENDPOINT.value(env);
+    if (endpoint == null) {
       return null;
     }
-    endpoint = endpoint.strip();
     String protocol =
-        env.getOrDefault("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")
+        ConsumerVariables.OTEL_EXPORTER_OTLP_PROTOCOL
+            .rawOr(env, "http/protobuf")
             .strip()
             .toLowerCase(Locale.ROOT);
-    Map<String, String> headers = headers(env.get("OTEL_EXPORTER_OTLP_HEADERS"));
-    String serviceName = env.get("OTEL_SERVICE_NAME");
-    if (serviceName == null || serviceName.isBlank()) {
+    Map<String, String> headers = headers(ConsumerVariables.OTEL_EXPORTER_OTLP_HEADERS.raw(env));
+    String serviceName = ConsumerVariables.OTEL_SERVICE_NAME.value(env);
+    if (serviceName == null) {
       serviceName = DEFAULT_SERVICE_NAME;
     }
     SpanExporter exporter;

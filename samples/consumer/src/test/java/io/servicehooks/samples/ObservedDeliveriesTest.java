@@ -8,6 +8,7 @@ import static org.awaitility.Awaitility.await;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import com.zaxxer.hikari.HikariDataSource;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.data.SpanData;
@@ -96,6 +97,22 @@ final class ObservedDeliveriesTest {
     return byName(spans.getFinishedSpanItems(), name);
   }
 
+  /** Every span finished so far: name, trace, span and parent ids, for a failure's message. */
+  private String dump() {
+    StringBuilder out = new StringBuilder();
+    for (SpanData s : spans.getFinishedSpanItems()) {
+      out.append('\n')
+          .append(s.getName())
+          .append(' ')
+          .append(s.getTraceId())
+          .append(' ')
+          .append(s.getSpanId())
+          .append(" <- ")
+          .append(s.getParentSpanId());
+    }
+    return out.toString();
+  }
+
   private ILoggingEvent listenerLine(String id) {
     return logs.list.stream()
         .filter(e -> e.getFormattedMessage().equals("saw " + id))
@@ -136,10 +153,13 @@ final class ObservedDeliveriesTest {
   void durable_deliveryStoredThenProcessedByTheWorker_oneTraceThroughTheRow() throws Exception {
     platform();
     try (TestDatabase.Schema schema = TestDatabase.schemaToBeCreated()) {
+      HikariDataSource pool = TestDatabase.pool(4);
+      open.add(pool);
       PostgresInbox inbox =
           PostgresInbox.builder()
-              .dataSource(TestDatabase.pool(4))
+              .dataSource(pool)
               .schema(schema.name)
+              .createSchema(true)
               .pollInterval(Duration.ofMillis(50))
               .build();
       serve(
@@ -208,8 +228,8 @@ final class ObservedDeliveriesTest {
     SpanData listener = awaitSpan("listener post.create");
     SpanData delivery = awaitSpan("stream delivery");
     SpanData event = awaitSpan("stream event");
-    assertThat(delivery.getParentSpanId()).isEqualTo(event.getSpanId());
-    assertThat(listener.getParentSpanId()).isEqualTo(delivery.getSpanId());
+    assertThat(delivery.getParentSpanId()).as(dump()).isEqualTo(event.getSpanId());
+    assertThat(listener.getParentSpanId()).as(dump()).isEqualTo(delivery.getSpanId());
     assertThat(listener.getTraceId()).isEqualTo(event.getTraceId());
     assertThat(event.getAttributes().asMap().toString())
         .contains("servicehooks.outcome=taken", "servicehooks.stream.connection=1");
