@@ -39,6 +39,9 @@ final class ConsumerSettings {
               error);
   ObjectMapper mapper;
   MetricsBinder metricsBinder = MetricsBinder.NONE;
+  // An io.micrometer.observation.ObservationRegistry, held untyped: the core runs without
+  // micrometer-observation on the class path, and MicrometerObservations alone names its types.
+  Object observationRegistry;
   Acknowledgement acknowledgement = WebhookConsumer.DEFAULT_ACKNOWLEDGEMENT;
   int asyncQueueCapacity = WebhookConsumer.DEFAULT_ASYNC_QUEUE_CAPACITY;
   int asyncThreads = WebhookConsumer.DEFAULT_ASYNC_THREADS;

@@ -55,9 +55,15 @@ final class ConsumerWiring {
     this.crc = new CrcResponder(verifier.current(), metrics, refusals);
     Answers answers = new Answers(metrics);
     HandOff handOff = new HandOff(gate, answers, s.queueingDeadline, s.nanoTime);
-    Dispatcher dispatcher = new Dispatcher(s.router(names), s.errorHandler, metrics);
+    // MicrometerObservations is loaded only when a registry was given.
+    Observations observations =
+        s.observationRegistry == null
+            ? Observations.NONE
+            : MicrometerObservations.of(s.observationRegistry, s.acknowledgement);
+    Dispatcher dispatcher = new Dispatcher(s.router(names), s.errorHandler, metrics, observations);
     this.acknowledgementMode =
-        acknowledgementMode(s, gate, dispatcher, metrics, answers, handOff, mapper, closed);
+        acknowledgementMode(
+            s, gate, dispatcher, metrics, answers, handOff, mapper, closed, observations);
     this.delivery =
         new DeliveryPath(
             closed,
@@ -70,7 +76,8 @@ final class ConsumerWiring {
             answers,
             metrics,
             refusals,
-            s.observers);
+            s.observers,
+            observations);
   }
 
   /** The mode the settings chose; a durable one has its inbox started on it. */
@@ -82,12 +89,13 @@ final class ConsumerWiring {
       Answers answers,
       HandOff handOff,
       ObjectMapper mapper,
-      AtomicBoolean closed) {
+      AtomicBoolean closed,
+      Observations observations) {
     switch (s.acknowledgement) {
       case DURABLE:
         DurableAcknowledgement durable =
             new DurableAcknowledgement(
-                s.inbox, dispatcher, metrics, answers, mapper, s.inboxTimeout);
+                s.inbox, dispatcher, metrics, answers, mapper, s.inboxTimeout, observations);
         s.inbox.start(durable.processor());
         return durable;
       case ASYNCHRONOUS:

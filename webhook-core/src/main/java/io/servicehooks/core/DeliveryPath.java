@@ -29,6 +29,7 @@ final class DeliveryPath {
   private final Metrics metrics;
   private final RefusalLog refusals;
   private final DeliveryObserver[] observers;
+  private final Observations observations;
 
   DeliveryPath(
       AtomicBoolean closed,
@@ -41,7 +42,8 @@ final class DeliveryPath {
       Answers answers,
       Metrics metrics,
       RefusalLog refusals,
-      List<DeliveryObserver> observers) {
+      List<DeliveryObserver> observers,
+      Observations observations) {
     this.closed = closed;
     this.maxBodyBytes = maxBodyBytes;
     this.verifier = verifier;
@@ -53,6 +55,7 @@ final class DeliveryPath {
     this.metrics = metrics;
     this.refusals = refusals;
     this.observers = observers.toArray(DeliveryObserver[]::new);
+    this.observations = observations;
   }
 
   /** A POST: size, signature, payload, then the acknowledgement mode claims, runs and answers. */
@@ -62,19 +65,23 @@ final class DeliveryPath {
     if (notTaken != null) {
       return notTaken;
     }
+    Observations.Delivery observed = observations.delivery("webhook");
     WebhookResponse refused = verifier.refusal(body, signature);
     if (refused != null) {
       metrics.delivery("invalid_signature", System.nanoTime() - start);
+      observed.answered(refused);
       return CompletableFuture.completedFuture(refused);
     }
-    return verified(body, start, executor);
+    return verified(body, start, executor, observed);
   }
 
   /** A delivery from a connection this application opened itself: no signature to check. */
   CompletableFuture<WebhookResponse> fromOwnConnection(byte[] body) {
     long start = System.nanoTime();
     CompletableFuture<WebhookResponse> notTaken = notTaken(body, start);
-    return notTaken != null ? notTaken : verified(body, start, null);
+    return notTaken != null
+        ? notTaken
+        : verified(body, start, null, observations.delivery("stream"));
   }
 
   /** The answer for a delivery refused before anything is read (closing, too large), else null. */
@@ -90,15 +97,24 @@ final class DeliveryPath {
   }
 
   /** A delivery whose origin is established: payload, then the acknowledgement mode. */
-  private CompletableFuture<WebhookResponse> verified(byte[] body, long start, Executor executor) {
+  private CompletableFuture<WebhookResponse> verified(
+      byte[] body, long start, Executor executor, Observations.Delivery observed) {
     List<WebhookEvent> events;
     try {
       events = parser.parse(body);
     } catch (PayloadParser.Malformed e) {
       log.warn("Refused a verified delivery: {}", e.getMessage());
       metrics.delivery("malformed", System.nanoTime() - start);
-      return CompletableFuture.completedFuture(
-          WebhookResponse.error(400, "malformed_payload", e.getMessage()));
+      WebhookResponse malformed = WebhookResponse.error(400, "malformed_payload", e.getMessage());
+      observed.answered(malformed);
+      return CompletableFuture.completedFuture(malformed);
+    }
+    if (observed != Observations.Delivery.NONE) {
+      observed.events(events);
+      Object parent = observed.parent();
+      for (WebhookEvent event : events) {
+        event.observationParent = parent;
+      }
     }
     CompletableFuture<WebhookResponse> answer;
     if (executor != null && storeMayBlock) {
@@ -117,6 +133,14 @@ final class DeliveryPath {
       } catch (RuntimeException storeFailure) {
         answer = CompletableFuture.completedFuture(answers.internalError(storeFailure, start));
       }
+    }
+    if (observed != Observations.Delivery.NONE) {
+      answer =
+          answer.thenApply(
+              response -> {
+                observed.answered(response);
+                return response;
+              });
     }
     if (observers.length == 0) {
       return answer;

@@ -16,15 +16,21 @@ final class Dispatcher {
   private final Router router;
   private final ErrorHandler errorHandler;
   private final Metrics metrics;
+  private final Observations observations;
 
   Dispatcher(Router router, ErrorHandler errorHandler, Metrics metrics) {
+    this(router, errorHandler, metrics, Observations.NONE);
+  }
+
+  Dispatcher(Router router, ErrorHandler errorHandler, Metrics metrics, Observations observations) {
     this.router = router;
     this.errorHandler = errorHandler;
     this.metrics = metrics;
+    this.observations = observations;
   }
 
   boolean hasListeners(String type) {
-    return router.listenersFor(type).length > 0;
+    return router.routesFor(type).length > 0;
   }
 
   /** Runs every listener for the event; {@code false} when one threw. */
@@ -32,41 +38,58 @@ final class Dispatcher {
     return run(event) == null;
   }
 
-  /** Runs every listener for the event; the first listener failure, or {@code null}. */
+  /**
+   * Runs every listener for the event; the first listener failure, or {@code null}. Each listener
+   * runs inside its observation's scope, the error handler too, so their log lines carry the
+   * event's trace id where tracing puts it in the MDC.
+   */
   Throwable run(WebhookEvent event) {
-    WebhookListener[] listeners = router.listenersFor(event.type());
-    if (listeners.length == 0) {
+    Router.Route[] routes = router.routesFor(event.type());
+    if (routes.length == 0) {
       metrics.event(event.type(), "unhandled");
       return null;
     }
-    for (WebhookListener listener : listeners) {
+    for (Router.Route route : routes) {
+      Observations.Listener observed =
+          observations.listener(event.observationParent, event, route.pattern());
       try {
-        listener.onEvent(event);
+        route.listener().onEvent(event);
       } catch (Throwable t) {
-        metrics.event(event.type(), "failed");
-        Throwable handlerFailure = null;
+        observed.failed(t);
         try {
-          errorHandler.onError(event, t);
-        } catch (Throwable thrown) {
-          // Whatever the handler throws, the event still counts as failed and its claim ends.
-          handlerFailure = thrown;
-          log.error(
-              "Error handler failed for {} event {}",
-              LogSafe.escape(event.type()),
-              LogSafe.escape(event.id()),
-              thrown);
+          return failed(event, t);
+        } finally {
+          observed.close();
         }
-        if (t instanceof VirtualMachineError vmError) {
-          throw vmError;
-        }
-        if (handlerFailure instanceof VirtualMachineError vmError) {
-          throw vmError;
-        }
-        return t;
       }
+      observed.close();
     }
     metrics.event(event.type(), "dispatched");
     return null;
+  }
+
+  /** Counts the failure and tells the error handler; a JVM error is thrown on. */
+  private Throwable failed(WebhookEvent event, Throwable t) {
+    metrics.event(event.type(), "failed");
+    Throwable handlerFailure = null;
+    try {
+      errorHandler.onError(event, t);
+    } catch (Throwable thrown) {
+      // Whatever the handler throws, the event still counts as failed and its claim ends.
+      handlerFailure = thrown;
+      log.error(
+          "Error handler failed for {} event {}",
+          LogSafe.escape(event.type()),
+          LogSafe.escape(event.id()),
+          thrown);
+    }
+    if (t instanceof VirtualMachineError vmError) {
+      throw vmError;
+    }
+    if (handlerFailure instanceof VirtualMachineError vmError) {
+      throw vmError;
+    }
+    return t;
   }
 
   @Override

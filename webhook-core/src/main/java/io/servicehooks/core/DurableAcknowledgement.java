@@ -29,6 +29,7 @@ final class DurableAcknowledgement implements AcknowledgementMode {
   private final Answers answers;
   private final ObjectMapper mapper;
   private final long timeoutNanos;
+  private final Observations observations;
 
   DurableAcknowledgement(
       EventInbox inbox,
@@ -37,18 +38,43 @@ final class DurableAcknowledgement implements AcknowledgementMode {
       Answers answers,
       ObjectMapper mapper,
       Duration timeout) {
+    this(inbox, dispatcher, metrics, answers, mapper, timeout, Observations.NONE);
+  }
+
+  DurableAcknowledgement(
+      EventInbox inbox,
+      Dispatcher dispatcher,
+      Metrics metrics,
+      Answers answers,
+      ObjectMapper mapper,
+      Duration timeout,
+      Observations observations) {
     this.inbox = inbox;
     this.dispatcher = dispatcher;
     this.metrics = metrics;
     this.answers = answers;
     this.mapper = mapper;
     this.timeoutNanos = timeout.toNanos();
+    this.observations = observations;
   }
 
-  /** What the inbox's workers call: rebuild the event, run its listeners, throw their failure. */
+  /**
+   * What the inbox's workers call: rebuild the event, run its listeners, throw their failure;
+   * observed as {@code servicehooks.inbox.process}, continuing the trace of the row's traceparent.
+   */
   InboxProcessor processor() {
     return stored -> {
-      Throwable failure = dispatcher.run(WebhookEvent.restore(stored, mapper));
+      Observations.InboxProcess observed = observations.inboxProcess(stored);
+      Throwable failure;
+      try {
+        WebhookEvent event = WebhookEvent.restore(stored, mapper);
+        event.observationParent = observed.parent();
+        failure = dispatcher.run(event);
+      } catch (RuntimeException | Error unexpected) {
+        observed.close(unexpected);
+        throw unexpected;
+      }
+      observed.close(failure);
       if (failure == null) {
         return;
       }
@@ -62,14 +88,21 @@ final class DurableAcknowledgement implements AcknowledgementMode {
   @Override
   public CompletableFuture<WebhookResponse> acknowledge(
       List<WebhookEvent> events, long start, Executor ignored, Executor answerOnWriter) {
+    // Started before the rows are made: a propagating tracing handler writes the traceparent the
+    // rows keep when the observation starts.
+    Observations.InboxStore observed =
+        observations.inboxStore(events.get(0).observationParent, events);
+    String traceparent = observed.traceparent();
     List<StoredEvent> rows = new ArrayList<>(events.size());
     for (WebhookEvent event : events) {
-      rows.add(event.toStored());
+      StoredEvent row = event.toStored();
+      rows.add(traceparent == null ? row : row.withTraceparent(traceparent));
     }
     CompletionStage<List<InboxOutcome>> stored;
     try {
       stored = inbox.store(rows);
     } catch (RuntimeException failure) {
+      observed.stopped(null, failure);
       return CompletableFuture.completedFuture(unavailable(failure, start));
     }
     return stored
@@ -79,6 +112,7 @@ final class DurableAcknowledgement implements AcknowledgementMode {
         .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
         .handle(
             (outcomes, failure) -> {
+              observed.stopped(outcomes, failure);
               if (failure != null) {
                 return unavailable(failure, start);
               }

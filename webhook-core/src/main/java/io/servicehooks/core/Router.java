@@ -26,28 +26,29 @@ final class Router {
     }
   }
 
-  private static final WebhookListener[] NONE = new WebhookListener[0];
+  private static final Route[] NONE = new Route[0];
   private static final int CACHE_LIMIT = 4096;
 
   private final List<Route> routes;
-  private final Map<String, WebhookListener[]> byType = new ConcurrentHashMap<>();
+  private final Map<String, Route[]> byType = new ConcurrentHashMap<>();
 
   Router(List<Route> routes) {
     this.routes = List.copyOf(routes);
   }
 
-  WebhookListener[] listenersFor(String type) {
-    WebhookListener[] cached = byType.get(type);
+  /** The routes whose pattern matches {@code type}, in registration order (their listeners run). */
+  Route[] routesFor(String type) {
+    Route[] cached = byType.get(type);
     if (cached != null) {
       return cached;
     }
-    List<WebhookListener> found = new ArrayList<>();
+    List<Route> found = new ArrayList<>();
     for (Route r : routes) {
       if (r.matches(type)) {
-        found.add(r.listener());
+        found.add(r);
       }
     }
-    WebhookListener[] listeners = found.isEmpty() ? NONE : found.toArray(NONE);
+    Route[] listeners = found.isEmpty() ? NONE : found.toArray(NONE);
     if (byType.size() < CACHE_LIMIT) {
       byType.put(type, listeners);
     }

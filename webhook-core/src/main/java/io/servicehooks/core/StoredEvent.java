@@ -22,6 +22,9 @@ import java.util.Objects;
  * @param filterJson the envelope's {@code filter} as JSON text, or {@code null}
  * @param payloadJson the payload as JSON text, or {@code null}
  * @param deliveryJson the whole delivery body the event came from, as JSON text
+ * @param traceparent the W3C Trace Context {@code traceparent} of the delivery that stored the
+ *     event, or {@code null}: the inbox keeps it with the row, and the consumer continues that
+ *     trace when a worker runs the event (see the {@code servicehooks.inbox.process} observation)
  */
 public record StoredEvent(
     String id,
@@ -33,7 +36,8 @@ public record StoredEvent(
     String tag,
     String filterJson,
     String payloadJson,
-    String deliveryJson) {
+    String deliveryJson,
+    String traceparent) {
 
   /** Checks the values that every event has. */
   public StoredEvent {
@@ -43,6 +47,48 @@ public record StoredEvent(
     Objects.requireNonNull(originalType, "originalType");
     Objects.requireNonNull(family, "family");
     Objects.requireNonNull(deliveryJson, "deliveryJson");
+  }
+
+  /** An event stored without a trace context, as before version 4 of the inbox's schema. */
+  public StoredEvent(
+      String id,
+      String dedupKey,
+      String type,
+      String originalType,
+      PayloadFamily family,
+      String forUserId,
+      String tag,
+      String filterJson,
+      String payloadJson,
+      String deliveryJson) {
+    this(
+        id,
+        dedupKey,
+        type,
+        originalType,
+        family,
+        forUserId,
+        tag,
+        filterJson,
+        payloadJson,
+        deliveryJson,
+        null);
+  }
+
+  /** This event with {@code traceparent} (or none) as its trace context. */
+  public StoredEvent withTraceparent(String traceparent) {
+    return new StoredEvent(
+        id,
+        dedupKey,
+        type,
+        originalType,
+        family,
+        forUserId,
+        tag,
+        filterJson,
+        payloadJson,
+        deliveryJson,
+        traceparent);
   }
 
   /** Names the event only: the JSON texts may be large and are the platform's user data. */

@@ -462,6 +462,21 @@ public final class WebhookConsumer implements AutoCloseable {
     }
 
     /**
+     * Observes every delivery, listener run, durable inbox write and processing through
+     * Micrometer's Observation API: spans where the registry has Micrometer Tracing's handlers (in
+     * durable mode the trace continues, through the inbox row's {@code traceparent}, on the worker
+     * that runs the event later), timers where it has a meter handler. {@link
+     * io.micrometer.observation.ObservationRegistry#NOOP}, the default, makes none. The names and
+     * keys: {@link io.servicehooks.core.observation.ServicehooksObservation}; the event type is
+     * capped as the {@code webhook.events} tag is.
+     */
+    public Builder observationRegistry(io.micrometer.observation.ObservationRegistry registry) {
+      Objects.requireNonNull(registry, "registry");
+      settings.observationRegistry = registry.isNoop() ? null : registry;
+      return this;
+    }
+
+    /**
      * Synchronous (default), asynchronous or durable acknowledgement; durable needs {@link #inbox},
      * which selects it by itself.
      */

@@ -27,6 +27,13 @@ public final class WebhookEvent {
   private final LazyJson delivery;
   private final ObjectMapper mapper;
 
+  /**
+   * The observation the event's listener observations are children of (a delivery's or an inbox
+   * processing's), opaque here; {@code null} without a registry. Set once by the core before the
+   * event is handed to another thread or to a listener; not part of the event's value.
+   */
+  Object observationParent;
+
   WebhookEvent(
       String id,
       String dedupKey,

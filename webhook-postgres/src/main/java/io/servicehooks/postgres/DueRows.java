@@ -51,11 +51,11 @@ final class DueRows {
         st.setLong(3, s.lease.toMillis());
         try (ResultSet r = st.executeQuery()) {
           while (r.next()) {
-            String[] text = new String[10];
+            String[] text = new String[Tables.EVENT_COLUMN_COUNT];
             for (int i = 0; i < text.length; i++) {
               text[i] = r.getString(3 + i);
             }
-            long bodyId = r.getLong(13);
+            long bodyId = r.getLong(3 + Tables.EVENT_COLUMN_COUNT);
             taken.add(new Taken(r.getLong(1), r.getInt(2), text, r.wasNull() ? null : bodyId));
           }
         }
@@ -75,7 +75,7 @@ final class DueRows {
     return rows;
   }
 
-  /** A taken row as read: its ten event columns and the batch body it points at, if any. */
+  /** A taken row as read: its event columns and the batch body it points at, if any. */
   record Taken(long id, int attempts, String[] text, Long bodyId) {
 
     /** The event, or an exception saying why the row cannot be one. */
@@ -95,7 +95,8 @@ final class DueRows {
             "family '" + text[4] + "' is not one this version knows");
       }
       return new StoredEvent(
-          text[1], text[0], text[2], text[3], family, text[5], text[6], text[7], text[8], delivery);
+          text[1], text[0], text[2], text[3], family, text[5], text[6], text[7], text[8], delivery,
+          text[10]);
     }
   }
 

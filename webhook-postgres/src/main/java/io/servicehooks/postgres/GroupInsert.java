@@ -207,7 +207,7 @@ final class GroupInsert {
       Map<String, Long> hotIds)
       throws SQLException {
     int n = to - from;
-    String[][] columns = new String[10][n];
+    String[][] columns = new String[Tables.EVENT_COLUMN_COUNT][n];
     Long[] bodyId = new Long[n];
     Boolean[] leased = new Boolean[n];
     for (int i = 0; i < n; i++) {
@@ -223,6 +223,7 @@ final class GroupInsert {
       columns[7][i] = e.filterJson();
       columns[8][i] = e.payloadJson();
       columns[9][i] = body >= 0 ? null : e.deliveryJson();
+      columns[10][i] = e.traceparent();
       bodyId[i] = body >= 0 ? bodyIds[body] : null;
       leased[i] = from + i < room;
     }

@@ -25,7 +25,11 @@ final class Migrations {
 
   /** Every version shipped, in order; a new one is appended, never edited. */
   static final List<String> SCRIPTS =
-      List.of("V1__inbox.sql", "V2__inbox_toast.sql", "V3__inbox_bodies.sql");
+      List.of(
+          "V1__inbox.sql",
+          "V2__inbox_toast.sql",
+          "V3__inbox_bodies.sql",
+          "V4__inbox_traceparent.sql");
 
   static final String LOCATION = "db/migration/servicehooks/";
 

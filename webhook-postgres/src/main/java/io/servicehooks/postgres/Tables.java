@@ -19,10 +19,16 @@ final class Tables {
   private static final String NO_FLUSH_WAIT =
       "(SELECT set_config('synchronous_commit', 'off', true)) AS no_flush_wait";
 
-  /** Columns a worker reads to rebuild an event, after {@code id, attempts}. */
+  /**
+   * Columns a worker reads to rebuild an event, after {@code id, attempts}; {@code traceparent}
+   * (schema version 4) is the delivery's trace context, or NULL.
+   */
   private static final String EVENT_COLUMNS =
       "dedup_key, event_id, event_type, original_type, family, for_user_id, tag, filter_json,"
-          + " payload_json, delivery_json";
+          + " payload_json, delivery_json, traceparent";
+
+  /** How many text columns {@link #EVENT_COLUMNS} names. */
+  static final int EVENT_COLUMN_COUNT = 11;
 
   final String schema;
   final String table;
@@ -51,8 +57,9 @@ final class Tables {
     this.qualified = schema + "." + table;
     this.bodies = qualified + "_body";
     String t = qualified;
-    // One statement stores a whole group: ten arrays, one element per event, and an eleventh that
-    // says which rows are leased to this instance at once (the hot path: its workers have room
+    // One statement stores a whole group: eleven text arrays, one element per event, the batch
+    // body ids, and a last array that says which rows are leased to this instance at once (the hot
+    // path: its workers have room
     // and take them from memory after the commit, with no claim statement).
     this.insert =
         "INSERT INTO "
@@ -65,7 +72,8 @@ final class Tables {
             + " CASE WHEN u.leased THEN 1 ELSE 0 END, CASE WHEN u.leased THEN ?::text END,"
             + " CASE WHEN u.leased THEN now() + ? * interval '1 millisecond' ELSE now() END"
             + " FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[],"
-            + " ?::text[], ?::text[], ?::text[], ?::text[], ?::bigint[], ?::boolean[]) AS u("
+            + " ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::bigint[], ?::boolean[])"
+            + " AS u("
             + EVENT_COLUMNS
             + ", body_id, leased) ON CONFLICT (dedup_key) DO NOTHING RETURNING id, dedup_key, attempts";
     // A running row's due_at is the end of its lease: a row whose worker died is due again.

@@ -1,6 +1,7 @@
 package io.servicehooks.spring;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import io.servicehooks.core.WebhookConsumer;
 import io.servicehooks.registration.WebhookClient;
 import io.servicehooks.stream.ActivityStream;
@@ -51,6 +52,7 @@ public final class StreamAutoConfiguration {
       StreamProperties properties,
       ObjectProvider<WebhookClient> client,
       ObjectProvider<MeterRegistry> registry,
+      ObjectProvider<ObservationRegistry> observations,
       ConfigurableEnvironment environment) {
     int minutes = properties.getBackfillMinutes();
     if (minutes < 0 || minutes > ActivityStream.MAX_BACKFILL_MINUTES) {
@@ -70,6 +72,8 @@ public final class StreamAutoConfiguration {
     if (meters != null) {
       builder.meterRegistry(meters);
     }
+    // The application's registry, as the consumer's: one trace from the line to its listeners.
+    observations.ifUnique(builder::observationRegistry);
     return builder.build();
   }
 

@@ -46,7 +46,8 @@ import org.springframework.util.ClassUtils;
  * without it the endpoint still runs and that feature's beans are simply absent.
  *
  * <p>One configuration per feature, as Spring Boot's own are built: this class makes the consumer
- * and serves it; {@code WebhookMetricsConfiguration}, {@code WebhookHealthConfiguration}, {@code
+ * and serves it; {@code WebhookMetricsConfiguration}, {@code WebhookObservationConfiguration} (the
+ * application's {@code ObservationRegistry}), {@code WebhookHealthConfiguration}, {@code
  * WebhookInboxConfiguration} (durable mode) and {@code WebhookRegistrationConfiguration} are
  * imported, so they apply under this class's conditions and come with it wherever it is named;
  * {@code WebhookPropertyChecks} checks the values binding cannot.
@@ -66,6 +67,7 @@ import org.springframework.util.ClassUtils;
 // classes were before: their beans register before this class's, and in this order).
 @Import({
   WebhookMetricsConfiguration.class,
+  WebhookObservationConfiguration.class,
   WebhookHealthConfiguration.class,
   WebhookInboxConfiguration.class,
   WebhookRegistrationConfiguration.class

@@ -7,6 +7,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
 import io.servicehooks.core.Acknowledgement;
 import io.servicehooks.core.Deduplicator;
 import io.servicehooks.core.WebhookConsumer;
@@ -445,6 +448,46 @@ final class WebhookAutoConfigurationTest {
                   .doesNotHaveBean("webhookMetricsCustomizer");
               deliver(context.getBean(WebhookConsumer.class), Bodies.post("p-1", "hello"));
             });
+  }
+
+  @Test
+  void observationRegistryBean_deliveriesAndListenersObservedInIt() {
+    List<Observation.Context> stopped = new CopyOnWriteArrayList<>();
+    ObservationRegistry observations = ObservationRegistry.create();
+    observations
+        .observationConfig()
+        .observationHandler(
+            new ObservationHandler<Observation.Context>() {
+              @Override
+              public void onStop(Observation.Context context) {
+                stopped.add(context);
+              }
+
+              @Override
+              public boolean supportsContext(Observation.Context context) {
+                return true;
+              }
+            });
+    configured
+        .withBean(ObservationRegistry.class, () -> observations)
+        .withBean("postListener", WebhookListener.class, () -> event -> {})
+        .run(
+            context -> {
+              assertThat(context).hasBean("webhookObservationCustomizer");
+              deliver(context.getBean(WebhookConsumer.class), Bodies.post("o-1", "hello"));
+              assertThat(stopped)
+                  .extracting(Observation.Context::getName)
+                  .containsExactly("servicehooks.listener", "servicehooks.delivery");
+            });
+  }
+
+  @Test
+  void classPath_withoutMicrometerObservation_noObservationCustomizer() {
+    configured
+        .withClassLoader(new FilteredClassLoader("io.micrometer.observation"))
+        .run(
+            context ->
+                assertThat(context).hasNotFailed().doesNotHaveBean("webhookObservationCustomizer"));
   }
 
   @Test

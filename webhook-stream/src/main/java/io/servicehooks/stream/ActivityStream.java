@@ -90,6 +90,12 @@ import org.slf4j.LoggerFactory;
  * the consumer asked for), {@code webhook.stream.events}, {@code webhook.stream.backfill.minutes}
  * (a summary of the minutes each connect asked) and {@code webhook.stream.minutes.unrecovered}.
  *
+ * <h2>Observations</h2>
+ *
+ * With {@link Builder#observationRegistry}: a {@code servicehooks.stream.event} observation per
+ * event line handed to the consumer, outcome {@code taken}, {@code refused}, {@code failed} or
+ * {@code not_taken}; the consumer's {@code servicehooks.delivery} for the line is its child.
+ *
  * <h2>Inside</h2>
  *
  * This class is the connection's state machine (connect, read, end, wait, reconnect; the stall
@@ -201,7 +207,8 @@ public final class ActivityStream implements AutoCloseable {
     this.backoff = new Backoff(b.random);
     this.metrics = b.metrics;
     this.backfill = new Backfill(b.backfillMinutes, b.webhookCatchUp, b.metrics);
-    this.handOff = new HandOff(consumer, b.handOffCapacity, this::covered, this::taken);
+    this.handOff =
+        new HandOff(consumer, b.handOffCapacity, this::covered, this::taken, b.observations);
     this.maxLineBytes = consumer.maxBodyBytes();
     this.reader =
         Executors.newSingleThreadExecutor(
@@ -667,6 +674,7 @@ public final class ActivityStream implements AutoCloseable {
     private int handOffCapacity = DEFAULT_HAND_OFF_CAPACITY;
     private boolean webhookCatchUp;
     private StreamMetrics metrics = StreamMetrics.NONE;
+    private StreamObservations observations = StreamObservations.NONE;
     private StreamClock clock;
     private DoubleSupplier random = () -> ThreadLocalRandom.current().nextDouble();
 
@@ -715,6 +723,19 @@ public final class ActivityStream implements AutoCloseable {
     /** Records the stream's meters (see {@link ActivityStream}) in this registry. */
     public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
       this.metrics = new MicrometerStreamMetrics(Objects.requireNonNull(registry, "registry"));
+      return this;
+    }
+
+    /**
+     * Observes each event line as {@code servicehooks.stream.event}, the parent of the delivery the
+     * consumer makes of it (give the consumer the same registry): with Micrometer Tracing, one
+     * trace per event from the line to its listeners. {@link
+     * io.micrometer.observation.ObservationRegistry#NOOP}, the default, makes none.
+     */
+    public Builder observationRegistry(io.micrometer.observation.ObservationRegistry registry) {
+      Objects.requireNonNull(registry, "registry");
+      this.observations =
+          registry.isNoop() ? StreamObservations.NONE : new MicrometerStreamObservations(registry);
       return this;
     }
 

@@ -33,6 +33,7 @@ final class HandOff {
   private final Semaphore inFlight;
   private final LongPredicate covered;
   private final Answered answered;
+  private final StreamObservations observations;
   private final Thread thread;
 
   /**
@@ -40,7 +41,17 @@ final class HandOff {
    *     skipped)
    */
   HandOff(WebhookConsumer consumer, int capacity, LongPredicate covered, Answered answered) {
+    this(consumer, capacity, covered, answered, StreamObservations.NONE);
+  }
+
+  HandOff(
+      WebhookConsumer consumer,
+      int capacity,
+      LongPredicate covered,
+      Answered answered,
+      StreamObservations observations) {
     this.consumer = consumer;
+    this.observations = observations;
     this.queue = new ArrayBlockingQueue<>(capacity);
     this.inFlight = new Semaphore(capacity);
     this.covered = covered;
@@ -101,7 +112,9 @@ final class HandOff {
       }
       CompletableFuture<WebhookResponse> answer;
       try {
-        answer = consumer.handleFromOwnConnection(line.bytes());
+        answer =
+            observations.event(
+                line.connection(), () -> consumer.handleFromOwnConnection(line.bytes()));
       } catch (RuntimeException e) {
         answer = CompletableFuture.failedFuture(e);
       }

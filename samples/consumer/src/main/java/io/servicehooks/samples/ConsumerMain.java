@@ -1,10 +1,13 @@
 package io.servicehooks.samples;
 
+import io.micrometer.observation.ObservationRegistry;
 import io.servicehooks.catchup.CatchUp;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@code java -jar servicehooks-consumer.jar}: runs the standalone consumer configured from the
@@ -19,6 +22,8 @@ import java.util.concurrent.CountDownLatch;
  * cannot reach at start-up).
  */
 public final class ConsumerMain {
+
+  private static final Logger log = LoggerFactory.getLogger("servicehooks.consumer");
 
   static final String USAGE =
       "usage: java -jar servicehooks-consumer.jar [--port N] [--path /webhooks] [--host ADDR]\n"
@@ -65,6 +70,7 @@ public final class ConsumerMain {
     CatchUpWiring.Config catchUpConfig;
     StreamWiring.Config streamConfig;
     boolean listenerFail;
+    Tracing tracing;
     try {
       command = ConsumerSettingsReader.parse(args, env);
       listenerDelayMs = ConsumerSettingsReader.listenerDelayMs(env);
@@ -77,6 +83,7 @@ public final class ConsumerMain {
         throw new ConfigException(
             "DELIVERY=stream serves /health and /metrics on PORT; MANAGEMENT_PORT is not used");
       }
+      tracing = command.help() || command.demo() ? null : tracing(env);
     } catch (ConfigException e) {
       err.println("servicehooks-consumer: " + e.getMessage());
       return 2;
@@ -111,7 +118,54 @@ public final class ConsumerMain {
                 }
               },
               streamConfig,
-              catchUpConfig != null);
+              catchUpConfig != null,
+              tracing == null ? ObservationRegistry.NOOP : tracing.observationRegistry());
+    } catch (RuntimeException e) {
+      if (tracing != null) {
+        tracing.close();
+      }
+      return refused(e, err);
+    }
+    if (catchUp[0] != null) {
+      catchUp[0].start(); // once the consumer answers: the replay may follow at once
+    }
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  if (catchUp[0] != null) {
+                    catchUp[0].close();
+                  }
+                  consumer.close();
+                  if (tracing != null) {
+                    tracing.close(); // after the consumer: its last spans are exported too
+                  }
+                  stopped.countDown();
+                },
+                "servicehooks-shutdown"));
+    stopped.await();
+    return 0;
+  }
+
+  /** {@code OTEL_EXPORTER_OTLP_ENDPOINT} and friends: traces over OTLP, or null when unset. */
+  private static Tracing tracing(Map<String, String> env) throws ConfigException {
+    Tracing tracing;
+    try {
+      tracing = Tracing.fromEnvironment(env);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(e.getMessage());
+    }
+    if (tracing != null) {
+      log.info("Tracing: {}", tracing);
+    }
+    return tracing;
+  }
+
+  /** The one line and exit status 2 for a start-up failure it can name; anything else is thrown. */
+  private static int refused(RuntimeException failure, PrintStream err) {
+    try {
+      throw failure;
     } catch (StandaloneConsumer.DatabaseUnavailableException e) {
       err.println("servicehooks-consumer: " + e.getMessage());
       return 2;
@@ -128,23 +182,6 @@ public final class ConsumerMain {
       err.println("servicehooks-consumer: catch-up: " + storeFailure.getMessage());
       return 2;
     }
-    if (catchUp[0] != null) {
-      catchUp[0].start(); // once the consumer answers: the replay may follow at once
-    }
-    CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime()
-        .addShutdownHook(
-            new Thread(
-                () -> {
-                  if (catchUp[0] != null) {
-                    catchUp[0].close();
-                  }
-                  consumer.close();
-                  stopped.countDown();
-                },
-                "servicehooks-shutdown"));
-    stopped.await();
-    return 0;
   }
 
   /** The command line and the environment read into settings ({@code ConsumerSettingsReader}). */

@@ -178,6 +178,24 @@ final class ConsumerVariables {
       new Variable(
           "STREAM_BACKFILL_MINUTES", null, "5", "the most minutes a stream reconnect asks again");
 
+  // ---- tracing (Tracing): the OpenTelemetry specification's names ----
+  static final Variable OTEL_EXPORTER_OTLP_ENDPOINT =
+      new Variable(
+          "OTEL_EXPORTER_OTLP_ENDPOINT",
+          null,
+          "unset",
+          "traces exported over OTLP to this base URL; the log lines of an event carry its ids");
+  static final Variable OTEL_EXPORTER_OTLP_PROTOCOL =
+      new Variable("OTEL_EXPORTER_OTLP_PROTOCOL", null, "http/protobuf", "http/protobuf or grpc");
+  static final Variable OTEL_EXPORTER_OTLP_HEADERS =
+      new Variable(
+          "OTEL_EXPORTER_OTLP_HEADERS",
+          null,
+          "unset",
+          "headers sent with every export, key=value,..., values percent-encoded");
+  static final Variable OTEL_SERVICE_NAME =
+      new Variable("OTEL_SERVICE_NAME", null, "servicehooks-consumer", "the traces' service.name");
+
   /** Every variable, in the order of the docs' table. */
   static final List<Variable> ALL =
       List.of(
@@ -216,7 +234,11 @@ final class ConsumerVariables {
           ALLOW_INSECURE_URL,
           CATCH_UP_FILE,
           CATCH_UP_HEARTBEAT_MS,
-          CATCH_UP_GAP_THRESHOLD_MS);
+          CATCH_UP_GAP_THRESHOLD_MS,
+          OTEL_EXPORTER_OTLP_ENDPOINT,
+          OTEL_EXPORTER_OTLP_PROTOCOL,
+          OTEL_EXPORTER_OTLP_HEADERS,
+          OTEL_SERVICE_NAME);
 
   private ConsumerVariables() {}
 }

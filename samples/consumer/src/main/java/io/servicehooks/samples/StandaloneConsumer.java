@@ -2,6 +2,7 @@ package io.servicehooks.samples;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.servicehooks.core.WebhookConsumer;
 import io.servicehooks.postgres.PostgresInbox;
@@ -159,6 +160,20 @@ public final class StandaloneConsumer implements AutoCloseable {
       BiConsumer<WebhookConsumer.Builder, MeterRegistry> customizer,
       StreamWiring.Config stream,
       boolean webhookCatchUp) {
+    return start(settings, database, customizer, stream, webhookCatchUp, ObservationRegistry.NOOP);
+  }
+
+  /**
+   * As above, with the consumer's (and the stream's) observations in {@code observations}: the
+   * registry {@link Tracing} exports over OTLP, or {@link ObservationRegistry#NOOP}.
+   */
+  static StandaloneConsumer start(
+      Settings settings,
+      DatabaseSettings database,
+      BiConsumer<WebhookConsumer.Builder, MeterRegistry> customizer,
+      StreamWiring.Config stream,
+      boolean webhookCatchUp,
+      ObservationRegistry observations) {
     if (settings.redisUrl() != null && database != null) {
       // Durable mode: the inbox table is the dedup every instance shares, so a Redis store would
       // connect, fail start-up when Redis is down, and write nothing (issue 21, point 3).
@@ -169,7 +184,7 @@ public final class StandaloneConsumer implements AutoCloseable {
     RedisDeduplicator store =
         settings.redisUrl() == null || database != null ? null : RedisDedupWiring.connect(settings);
     try {
-      return start(settings, database, customizer, store, stream, webhookCatchUp);
+      return start(settings, database, customizer, store, stream, webhookCatchUp, observations);
     } catch (RuntimeException e) {
       if (store != null) {
         store.close();
@@ -184,12 +199,14 @@ public final class StandaloneConsumer implements AutoCloseable {
       BiConsumer<WebhookConsumer.Builder, MeterRegistry> customizer,
       RedisDeduplicator store,
       StreamWiring.Config streamConfig,
-      boolean webhookCatchUp) {
+      boolean webhookCatchUp,
+      ObservationRegistry observations) {
     PrometheusMeterRegistry registry = ConsumerRegistry.create();
     WebhookConsumer.Builder builder =
         WebhookConsumer.builder()
             .consumerSecrets(settings.consumerSecrets())
             .meterRegistry(registry)
+            .observationRegistry(observations)
             .listenersNonBlocking(settings.inlineListeners());
     if (store != null) {
       builder.deduplicator(store); // before the customizer, which may still replace it
@@ -210,7 +227,15 @@ public final class StandaloneConsumer implements AutoCloseable {
     WebhookConsumer consumer = builder.build();
     if (streamConfig != null && streamConfig.streamOnly()) {
       return streamOnly(
-          settings, registry, consumer, endpoints, pool, store, streamConfig, webhookCatchUp);
+          settings,
+          registry,
+          consumer,
+          endpoints,
+          pool,
+          store,
+          streamConfig,
+          webhookCatchUp,
+          observations);
     }
     WebhookServer.Builder server =
         WebhookServer.builder(consumer)
@@ -245,7 +270,7 @@ public final class StandaloneConsumer implements AutoCloseable {
       ActivityStream stream =
           streamConfig == null
               ? null
-              : StreamWiring.start(streamConfig, consumer, registry, webhookCatchUp);
+              : StreamWiring.start(streamConfig, consumer, registry, observations, webhookCatchUp);
       endpoints.stream(stream);
       return new StandaloneConsumer(
           registry, started, management, pool, store, consumer, stream, probes);
@@ -272,7 +297,8 @@ public final class StandaloneConsumer implements AutoCloseable {
       HikariDataSource pool,
       RedisDeduplicator store,
       StreamWiring.Config streamConfig,
-      boolean webhookCatchUp) {
+      boolean webhookCatchUp,
+      ObservationRegistry observations) {
     Undertow management = endpoints.server(settings.host(), settings.port());
     try {
       ManagementEndpoints.start(management, settings.host(), settings.port());
@@ -287,7 +313,8 @@ public final class StandaloneConsumer implements AutoCloseable {
         "Stream mode: no webhook; serving /health and /metrics at http://{}:{}",
         settings.host(),
         ManagementEndpoints.boundPort(management));
-    ActivityStream stream = StreamWiring.start(streamConfig, consumer, registry, webhookCatchUp);
+    ActivityStream stream =
+        StreamWiring.start(streamConfig, consumer, registry, observations, webhookCatchUp);
     endpoints.stream(stream);
     return new StandaloneConsumer(
         registry, null, management, pool, store, consumer, stream, endpoints.probes());

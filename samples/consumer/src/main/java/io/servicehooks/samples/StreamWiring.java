@@ -3,6 +3,7 @@ package io.servicehooks.samples;
 import static io.servicehooks.samples.ConsumerVariables.*;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import io.servicehooks.core.WebhookConsumer;
 import io.servicehooks.registration.WebhookClient;
 import io.servicehooks.stream.ActivityStream;
@@ -165,10 +166,21 @@ final class StreamWiring {
   /** Starts the stream into {@code consumer}, counting in {@code registry}. */
   static ActivityStream start(
       Config config, WebhookConsumer consumer, MeterRegistry registry, boolean webhookCatchUp) {
+    return start(config, consumer, registry, ObservationRegistry.NOOP, webhookCatchUp);
+  }
+
+  /** As above, each event line observed in {@code observations} (traced with OTLP set). */
+  static ActivityStream start(
+      Config config,
+      WebhookConsumer consumer,
+      MeterRegistry registry,
+      ObservationRegistry observations,
+      boolean webhookCatchUp) {
     return ActivityStream.builder(consumer, client(config))
         .backfillMinutes(config.backfillMinutes())
         .webhookCatchUp(webhookCatchUp)
         .meterRegistry(registry)
+        .observationRegistry(observations)
         .build()
         .start();
   }
