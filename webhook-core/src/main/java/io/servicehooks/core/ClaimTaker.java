@@ -48,10 +48,14 @@ final class ClaimTaker {
         : (CompletableFuture<DedupGate.Claim>) answer;
   }
 
-  /** Claims one event: a Claim, or a future of one; completes normally whatever the store does. */
-  Object claim(WebhookEvent event) {
+  /**
+   * Claims one event: a Claim, or a future of one; completes normally whatever the store does.
+   *
+   * @param doneOnClaim the event has nothing to run: the store marks it done with the claim
+   */
+  Object claim(WebhookEvent event, boolean doneOnClaim) {
     String key = event.dedupKey();
-    DedupGate.Running mine = new DedupGate.Running(key);
+    DedupGate.Running mine = new DedupGate.Running(key, doneOnClaim);
     DedupGate.Running existing = running.putIfAbsent(mine);
     if (existing != null) {
       return new DedupGate.Claim(DedupGate.Kind.IN_FLIGHT, existing);
@@ -73,7 +77,10 @@ final class ClaimTaker {
     long sent = leases.tick();
     CompletionStage<Deduplicator.Claim> stage;
     try {
-      stage = calls.store.claim(mine.key, leases.lease());
+      stage =
+          mine.doneOnClaim
+              ? calls.store.claimDone(mine.key, leases.lease())
+              : calls.store.claim(mine.key, leases.lease());
     } catch (RuntimeException thrown) {
       stage = CompletableFuture.failedFuture(thrown);
     }
@@ -94,7 +101,11 @@ final class ClaimTaker {
               if (failure == null) {
                 return settle(event, mine, found, poll, sent);
               }
-              if (original != null && DedupStoreCalls.unwrap(failure) instanceof TimeoutException) {
+              // A late claimDone leaves the key done, which is right for an event with nothing to
+              // run; a late claim is given back.
+              if (original != null
+                  && !mine.doneOnClaim
+                  && DedupStoreCalls.unwrap(failure) instanceof TimeoutException) {
                 releaseIfClaimedLate(mine.key, original);
               }
               return storeFailed(mine, failure);
@@ -151,6 +162,11 @@ final class ClaimTaker {
     calls.outage.worked();
     switch (found.status()) {
       case CLAIMED:
+        if (mine.doneOnClaim) {
+          // Done at the store already: an owner without a token, whose end asks nothing.
+          mine.owned = true;
+          return new DedupGate.Claim(DedupGate.Kind.OWNER, mine);
+        }
         leases.claimed(mine, found.token(), sent);
         return new DedupGate.Claim(DedupGate.Kind.OWNER, mine);
       case DONE:

@@ -71,6 +71,13 @@ final class DedupGate {
    */
   static final class Running {
     final String key;
+
+    /**
+     * The event has nothing to run: it is claimed with {@link Deduplicator#claimDone}, done at the
+     * store once claimed, and its owner holds no token to end.
+     */
+    final boolean doneOnClaim;
+
     final CompletableFuture<Outcome> outcome = new CompletableFuture<>();
 
     /** The store's owner token once claimed; null while asking, once ended, or unguarded. */
@@ -92,7 +99,12 @@ final class DedupGate {
     volatile long claimedAt;
 
     Running(String key) {
+      this(key, false);
+    }
+
+    Running(String key, boolean doneOnClaim) {
       this.key = key;
+      this.doneOnClaim = doneOnClaim;
     }
   }
 
@@ -133,13 +145,24 @@ final class DedupGate {
    * the claims taken so far are released first, so none stays open.
    */
   CompletableFuture<List<Claim>> claimAll(List<WebhookEvent> events) {
+    return claimAll(events, null);
+  }
+
+  /**
+   * {@link #claimAll(List)}, where an event that {@code runsNothing} accepts is claimed and marked
+   * done at the store in one call ({@link Deduplicator#claimDone}): its owner then has no token,
+   * and ending its claim asks the store nothing.
+   */
+  CompletableFuture<List<Claim>> claimAll(
+      List<WebhookEvent> events, Predicate<WebhookEvent> runsNothing) {
     // Each element a Claim, or a CompletableFuture<Claim> for one the store answers later: the
     // in-memory path then allocates no future per event.
     Object[] answers = new Object[events.size()];
     boolean allDone = true;
     try {
       for (int i = 0; i < answers.length; i++) {
-        answers[i] = taker.claim(events.get(i));
+        WebhookEvent event = events.get(i);
+        answers[i] = taker.claim(event, runsNothing != null && runsNothing.test(event));
         allDone &= answers[i] instanceof Claim;
       }
     } catch (RuntimeException | Error unexpected) {

@@ -2,6 +2,7 @@ package io.servicehooks.core;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -41,6 +42,24 @@ public interface Deduplicator {
    * Claim.Status#RUNNING_ELSEWHERE} when another owner holds a live claim.
    */
   CompletionStage<Claim> claim(String key, Duration lease);
+
+  /**
+   * Claims {@code key} for an event that has nothing to run (no listener) and, when the claim is
+   * taken, remembers the event as handled in the same step: the answers are those of {@link
+   * #claim}, but a {@link Claim.Status#CLAIMED} key is already done for the window and its token
+   * needs no {@link #markDone}. The default claims, then marks done (two calls); a network store
+   * overrides it with one round trip (webhook-redis's store does).
+   *
+   * @param lease the claim's lease, for a store that takes the key in two steps
+   */
+  default CompletionStage<Claim> claimDone(String key, Duration lease) {
+    return claim(key, lease)
+        .thenCompose(
+            claim ->
+                claim.status() != Claim.Status.CLAIMED
+                    ? CompletableFuture.completedFuture(claim)
+                    : markDone(key, claim.token()).thenApply(marked -> claim));
+  }
 
   /**
    * The claimed event was handled: remember it for the window. Completes with {@code false} (and

@@ -38,9 +38,21 @@ final class SynchronousAcknowledgement implements AcknowledgementMode {
   @Override
   public CompletableFuture<WebhookResponse> acknowledge(
       List<WebhookEvent> events, long start, Executor executor, Executor resumeOn) {
-    CompletableFuture<List<DedupGate.Claim>> claimed = gate.claimAll(events);
+    // A delivery none of whose events has a listener runs nothing: each event is claimed and
+    // marked done at the store in one call, and whatever is left (waiting for originals, the
+    // answer) only asks the store and never blocks.
+    boolean runsNothing = !anyListeners(events);
+    CompletableFuture<List<DedupGate.Claim>> claimed =
+        gate.claimAll(events, runsNothing ? event -> true : null);
     if (claimed.isDone()) {
       return answer(events, claimed.join(), start, executor);
+    }
+    if (runsNothing) {
+      // Goes on on the thread that brought the store's answer instead of a hop to a worker and
+      // back (benchmarks/RESULTS.md "Issue 24: store paths").
+      return claimed
+          .thenCompose(claims -> answer(events, claims, start, null))
+          .exceptionally(failure -> answers.internalError(failure, start));
     }
     if (resumeOn != null) {
       // The store answers later, on its own thread: run the rest on the executor, never there.
@@ -60,6 +72,15 @@ final class SynchronousAcknowledgement implements AcknowledgementMode {
     }
     // No executor: the caller's thread may block (handle's contract) and runs the listeners.
     return answer(events, claimed.join(), start, null);
+  }
+
+  private boolean anyListeners(List<WebhookEvent> events) {
+    for (WebhookEvent event : events) {
+      if (dispatcher.hasListeners(event.type())) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static List<DedupGate.Claim> owners(List<DedupGate.Claim> claims) {

@@ -8,11 +8,15 @@ import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -82,5 +86,101 @@ final class AsyncStoreTest {
     assertThat(first.join().status()).isEqualTo(200);
     assertThat(copy.join().bodyAsString()).contains("\"status\":\"duplicate\"");
     assertThat(listenerThreads).containsExactly(Thread.currentThread().getName());
+  }
+
+  /**
+   * Issue 24, point 3: a delivery none of whose events has a listener asks a network store once per
+   * event ({@code claimDone}: claimed and marked done together) and what is left runs on the
+   * store's thread, with no hop to a worker; an event with a listener still claims, runs on the
+   * executor and marks done.
+   */
+  @Test
+  void noListener_oneStoreCallPerEvent_noHopToAWorker() throws Exception {
+    List<String> calls = new CopyOnWriteArrayList<>();
+    ExecutorService storeThread =
+        Executors.newSingleThreadExecutor(r -> new Thread(r, "store-thread"));
+    Set<String> seen = ConcurrentHashMap.newKeySet();
+    Deduplicator network =
+        new Deduplicator() {
+          @Override
+          public CompletionStage<Claim> claim(String key, Duration lease) {
+            calls.add("claim " + key);
+            return CompletableFuture.supplyAsync(
+                () -> seen.add(key) ? Claim.claimed("t-" + key) : Claim.done(), storeThread);
+          }
+
+          @Override
+          public CompletionStage<Claim> claimDone(String key, Duration lease) {
+            calls.add("claimDone " + key);
+            return CompletableFuture.supplyAsync(
+                () -> seen.add(key) ? Claim.claimed("spent") : Claim.done(), storeThread);
+          }
+
+          @Override
+          public CompletionStage<Boolean> markDone(String key, String token) {
+            calls.add("markDone " + key);
+            return CompletableFuture.supplyAsync(() -> true, storeThread);
+          }
+
+          @Override
+          public CompletionStage<Boolean> release(String key, String token) {
+            calls.add("release " + key);
+            return CompletableFuture.supplyAsync(() -> true, storeThread);
+          }
+
+          @Override
+          public CompletionStage<Boolean> renew(String key, String token, Duration lease) {
+            return CompletableFuture.supplyAsync(() -> true, storeThread);
+          }
+
+          @Override
+          public boolean mayBlock() {
+            return false;
+          }
+        };
+    AtomicInteger handedToWorkers = new AtomicInteger();
+    WebhookConsumer consumer =
+        WebhookConsumer.builder()
+            .consumerSecrets(SECRET)
+            .deduplicator(network)
+            .on("post.create", e -> listenerThreads.add(Thread.currentThread().getName()))
+            .build();
+    List<String> bodies = new CopyOnWriteArrayList<>();
+    try {
+      for (String json : List.of(envelope("1", "post.delete"), envelope("1", "post.delete"))) {
+        WebhookResponse answer =
+            consumer
+                .adapterSupport()
+                .handle(
+                    signed(SECRET, json),
+                    task -> {
+                      handedToWorkers.incrementAndGet();
+                      pool.execute(task);
+                    })
+                .get(5, TimeUnit.SECONDS);
+        assertThat(answer.status()).isEqualTo(200);
+        bodies.add(answer.bodyAsString());
+      }
+      assertThat(bodies.get(1)).contains("\"status\":\"duplicate\"");
+      assertThat(calls).containsExactly("claimDone e:1", "claimDone e:1");
+      assertThat(handedToWorkers).hasValue(0);
+
+      WebhookResponse withListener =
+          consumer
+              .adapterSupport()
+              .handle(
+                  signed(SECRET, envelope("2", "post.create")),
+                  task -> {
+                    handedToWorkers.incrementAndGet();
+                    pool.execute(task);
+                  })
+              .get(5, TimeUnit.SECONDS);
+      assertThat(withListener.status()).isEqualTo(200);
+      assertThat(calls).endsWith("claim e:2", "markDone e:2");
+      assertThat(handedToWorkers).hasValue(1);
+      assertThat(listenerThreads).containsExactly("listener-worker");
+    } finally {
+      storeThread.shutdownNow();
+    }
   }
 }

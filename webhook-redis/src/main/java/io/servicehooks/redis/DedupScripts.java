@@ -3,6 +3,13 @@ package io.servicehooks.redis;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.CommandOutput;
+import io.lettuce.core.output.IntegerOutput;
+import io.lettuce.core.output.NestedMultiOutput;
+import io.lettuce.core.protocol.Command;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
 import io.servicehooks.core.Deduplicator.Claim;
 import java.time.Duration;
 import java.util.List;
@@ -15,9 +22,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The store's round trips to Redis, one Lua script ({@link Scripts}) on one key each: claim, done,
- * release and renew. Sends each by its SHA, sends the text when the server lost its script cache,
- * and reads the answer.
+ * The store's round trips to Redis, one Lua script ({@link Scripts}) on one key each: claim, claim
+ * done, done, release and renew. Sends each by its SHA, sends the text when the server lost its
+ * script cache, and reads the answer.
  */
 final class DedupScripts {
 
@@ -27,12 +34,14 @@ final class DedupScripts {
   private static final Duration BACKSTOP_MARGIN = Duration.ofMillis(200);
 
   private final RedisClusterAsyncCommands<String, String> commands;
+  private final BatchedWrites batches;
   private final boolean lettuceTimesOut;
   private final Duration commandTimeout;
   private final AtomicBoolean closed;
   private final SecretScrubber secrets;
   private final String storeName;
   private final Script claimScript;
+  private final Script claimDoneScript;
   private final Script doneScript;
   private final Script releaseScript;
   private final Script renewScript;
@@ -42,21 +51,25 @@ final class DedupScripts {
    *     store built); otherwise the stage is failed shortly after {@code commandTimeout} here
    * @param closed set when the store is closed; calls then fail at once
    * @param storeName what a call on a closed store names in its failure
+   * @param batches sends the scripts in batches; null: each at once through {@code commands}
    */
   DedupScripts(
       RedisClusterAsyncCommands<String, String> commands,
+      BatchedWrites batches,
       boolean lettuceTimesOut,
       Duration commandTimeout,
       AtomicBoolean closed,
       SecretScrubber secrets,
       String storeName) {
     this.commands = commands;
+    this.batches = batches;
     this.lettuceTimesOut = lettuceTimesOut;
     this.commandTimeout = commandTimeout;
     this.closed = closed;
     this.secrets = secrets;
     this.storeName = storeName;
     this.claimScript = new Script(Scripts.CLAIM, commands.digest(Scripts.CLAIM));
+    this.claimDoneScript = new Script(Scripts.CLAIM_DONE, commands.digest(Scripts.CLAIM_DONE));
     this.doneScript = new Script(Scripts.DONE_SCRIPT, commands.digest(Scripts.DONE_SCRIPT));
     this.releaseScript = new Script(Scripts.RELEASE, commands.digest(Scripts.RELEASE));
     this.renewScript = new Script(Scripts.RENEW, commands.digest(Scripts.RENEW));
@@ -70,6 +83,11 @@ final class DedupScripts {
         redisKey,
         Scripts.CLAIMED + token,
         Long.toString(leaseMillis));
+  }
+
+  /** {@code SET NX PX} of the done value; the raw answer, read by {@link #toClaim}. */
+  CompletableFuture<List<Object>> claimDone(String redisKey, long windowMillis) {
+    return run(claimDoneScript, ScriptOutputType.MULTI, redisKey, Long.toString(windowMillis));
   }
 
   /** Marks the token's key done for the window; 1 owned, 0 missing, -1 another value. */
@@ -143,7 +161,9 @@ final class DedupScripts {
     CompletableFuture<T> call;
     try {
       CompletableFuture<T> first =
-          commands.<T>evalsha(script.sha(), type, keys, args).toCompletableFuture();
+          batches != null
+              ? batches.send(evalsha(script.sha(), type, redisKey, args))
+              : commands.<T>evalsha(script.sha(), type, keys, args).toCompletableFuture();
       call =
           first.exceptionallyCompose(
               e -> {
@@ -164,6 +184,23 @@ final class DedupScripts {
       call = call.orTimeout(commandTimeout.plus(BACKSTOP_MARGIN).toMillis(), TimeUnit.MILLISECONDS);
     }
     return call.exceptionallyCompose(e -> CompletableFuture.failedFuture(secrets.safe(unwrap(e))));
+  }
+
+  /** {@code EVALSHA sha 1 key args...} as a command not yet sent, as Lettuce builds it. */
+  @SuppressWarnings("unchecked")
+  private static <T> BatchedWrites.Queued<T> evalsha(
+      String sha, ScriptOutputType type, String redisKey, String... args) {
+    CommandArgs<String, String> arguments =
+        new CommandArgs<>(StringCodec.UTF8).add(sha).add(1).addKey(redisKey);
+    for (String arg : args) {
+      arguments.addValue(arg);
+    }
+    CommandOutput<String, String, ?> output =
+        type == ScriptOutputType.INTEGER
+            ? new IntegerOutput<>(StringCodec.UTF8)
+            : new NestedMultiOutput<>(StringCodec.UTF8);
+    return new BatchedWrites.Queued<>(
+        new Command<>(CommandType.EVALSHA, (CommandOutput<String, String, T>) output, arguments));
   }
 
   private static Throwable unwrap(Throwable e) {

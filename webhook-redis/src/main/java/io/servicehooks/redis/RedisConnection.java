@@ -12,6 +12,7 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.protocol.RedisCommand;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
 import io.lettuce.core.resource.NettyCustomizer;
@@ -36,6 +37,7 @@ final class RedisConnection {
   private final ClientResources ownedResources;
   private final StatefulConnection<String, String> connection;
   private final RedisClusterAsyncCommands<String, String> commands;
+  private final BatchedWrites batches;
 
   private RedisConnection(
       AbstractRedisClient ownedClient,
@@ -46,6 +48,8 @@ final class RedisConnection {
     this.ownedResources = ownedResources;
     this.connection = connection;
     this.commands = commands;
+    // Batched only on a client of this store's own, whose options time out every command.
+    this.batches = ownedClient != null ? new BatchedWrites(connection) : null;
   }
 
   /** A connection on the caller's client, which stays the caller's to close. */
@@ -92,7 +96,13 @@ final class RedisConnection {
             // Fail at once while the connection is down instead of queueing: the delivery is
             // answered 503 and the platform retries.
             .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-            .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
+            // Every command fails after the command time-out; a batched one counts its wait
+            // for the batch in it (BatchedWrites).
+            .timeoutOptions(
+                TimeoutOptions.builder()
+                    .timeoutCommands(true)
+                    .timeoutSource(new RemainingTime(commandTimeout))
+                    .build())
             .socketOptions(
                 SocketOptions.builder()
                     .connectTimeout(connectTimeout)
@@ -117,6 +127,11 @@ final class RedisConnection {
 
   RedisClusterAsyncCommands<String, String> commands() {
     return commands;
+  }
+
+  /** Sends commands in batches; null on a caller's client (each command then leaves at once). */
+  BatchedWrites batches() {
+    return batches;
   }
 
   /** Whether this class built the client, whose options then time out every command. */
@@ -146,6 +161,25 @@ final class RedisConnection {
     }
     if (ownedResources != null) {
       ownedResources.shutdown(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(3, TimeUnit.SECONDS);
+    }
+  }
+
+  /** Each command's time-out: the command time-out, less a batched command's wait for its batch. */
+  private static final class RemainingTime extends TimeoutOptions.TimeoutSource {
+    private final Duration commandTimeout;
+
+    RemainingTime(Duration commandTimeout) {
+      this.commandTimeout = commandTimeout;
+    }
+
+    @Override
+    public long getTimeout(RedisCommand<?, ?, ?> command) {
+      return BatchedWrites.remaining(command, commandTimeout);
+    }
+
+    @Override
+    public TimeUnit getTimeUnit() {
+      return TimeUnit.NANOSECONDS;
     }
   }
 

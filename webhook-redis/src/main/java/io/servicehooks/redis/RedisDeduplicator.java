@@ -29,10 +29,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * tag, so a key lives in one slot. While an event is claimed its key holds {@code c:<owner token>}
  * with the lease as TTL; once done it holds {@code d} with the window as TTL.
  *
- * <p><b>Atomicity.</b> {@link #claim}, {@link #markDone}, {@link #release} and {@link #renew} are
- * each one Lua script on that one key ({@code EVALSHA}, falling back to {@code EVAL} when the
- * server lost its script cache): one round trip each. {@code markDone}, {@code release} and {@code
- * renew} act only while the caller's token still owns the key.
+ * <p><b>Atomicity.</b> {@link #claim}, {@link #claimDone}, {@link #markDone}, {@link #release} and
+ * {@link #renew} are each one Lua script on that one key ({@code EVALSHA}, falling back to {@code
+ * EVAL} when the server lost its script cache): one round trip each. {@code markDone}, {@code
+ * release} and {@code renew} act only while the caller's token still owns the key.
  *
  * <p><b>Failures.</b> Every call is asynchronous (Lettuce's asynchronous API) and completes
  * exceptionally when Redis cannot answer within the command time-out (default 2 s, not Lettuce's 60
@@ -89,6 +89,7 @@ public final class RedisDeduplicator implements Deduplicator, AutoCloseable {
     this.scripts =
         new DedupScripts(
             connection.commands(),
+            connection.batches(),
             connection.ownsClient(),
             commandTimeout,
             closed,
@@ -151,6 +152,21 @@ public final class RedisDeduplicator implements Deduplicator, AutoCloseable {
               }
             })
         .thenApply(answer -> DedupScripts.toClaim(answer, token, redisKey));
+  }
+
+  /**
+   * One round trip: {@code SET NX} of the done value with the window as TTL, so an event with
+   * nothing to run costs one script instead of a claim and a mark. The token of a {@code CLAIMED}
+   * answer owns nothing ({@link #markDone} with it answers {@code false}).
+   */
+  @Override
+  public CompletionStage<Claim> claimDone(String key, Duration lease) {
+    String redisKey = redisKey(key);
+    millis(lease, "lease");
+    long windowMillis = millis(window, "window");
+    return scripts
+        .claimDone(redisKey, windowMillis)
+        .thenApply(answer -> DedupScripts.toClaim(answer, tokens.next(), redisKey));
   }
 
   @Override

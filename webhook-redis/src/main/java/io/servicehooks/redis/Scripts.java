@@ -1,7 +1,7 @@
 package io.servicehooks.redis;
 
 /**
- * The four Lua scripts of the store. Each touches exactly one key ({@code KEYS[1]}), so each is
+ * The five Lua scripts of the store. Each touches exactly one key ({@code KEYS[1]}), so each is
  * atomic on a standalone server and runs on the key's node in a Cluster. A key holds {@code
  * "c:<token>"} while claimed (with the lease as its TTL) and {@code "d"} once done (with the window
  * as its TTL).
@@ -23,6 +23,18 @@ final class Scripts {
   static final String CLAIM =
       """
       if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+        return {1}
+      end
+      return {0, redis.call('GET', KEYS[1]), redis.call('PTTL', KEYS[1])}
+      """;
+
+  /**
+   * {@code ARGV[1]} = window in ms: {@link #CLAIM} for an event with nothing to run, which is done
+   * once claimed, so the key gets {@code "d"} and the window at once. Answers as {@link #CLAIM}.
+   */
+  static final String CLAIM_DONE =
+      """
+      if redis.call('SET', KEYS[1], 'd', 'NX', 'PX', ARGV[1]) then
         return {1}
       end
       return {0, redis.call('GET', KEYS[1]), redis.call('PTTL', KEYS[1])}

@@ -93,4 +93,58 @@ final class ConcurrentClaimTest {
       assertThat(claim.get(5, TimeUnit.SECONDS)).isEqualTo(Claim.done());
     }
   }
+
+  /**
+   * The store's own client sends its scripts in batches (one batch in flight, the rest waiting for
+   * its answers): thousands of calls asked at once from many threads, and calls asked from the
+   * answers' own callbacks on Lettuce's thread, all leave and are answered, each in its key's
+   * order.
+   */
+  @Test
+  void thousandsOfCallsAtOnce_fromThreadsAndFromAnswers_allAnsweredInOrder() throws Exception {
+    int perThread = 500;
+    int senders = 8;
+    CountDownLatch go = new CountDownLatch(1);
+    List<CompletableFuture<Boolean>> ends = new ArrayList<>();
+    List<CompletableFuture<Void>> sent = new ArrayList<>();
+    for (int t = 0; t < senders; t++) {
+      int thread = t;
+      List<CompletableFuture<Boolean>> mine = new ArrayList<>();
+      sent.add(
+          CompletableFuture.runAsync(
+              () -> {
+                try {
+                  go.await();
+                } catch (InterruptedException e) {
+                  throw new IllegalStateException(e);
+                }
+                for (int i = 0; i < perThread; i++) {
+                  String key = "e:batch-" + thread + "-" + i;
+                  // The mark is asked from the claim's answer, on Lettuce's thread.
+                  mine.add(
+                      a.claim(key, LEASE)
+                          .thenCompose(claim -> a.markDone(key, claim.token()))
+                          .toCompletableFuture());
+                }
+                synchronized (ends) {
+                  ends.addAll(mine);
+                }
+              },
+              threads));
+    }
+    go.countDown();
+    CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
+
+    CompletableFuture.allOf(ends.toArray(CompletableFuture[]::new)).get(20, TimeUnit.SECONDS);
+    assertThat(ends)
+        .hasSize(senders * perThread)
+        .allSatisfy(end -> assertThat(end).isCompletedWithValue(true));
+    for (int t = 0; t < senders; t++) {
+      for (int i = 0; i < perThread; i += 97) {
+        assertThat(redis.admin().get(a.redisKey("e:batch-" + t + "-" + i))).isEqualTo("d");
+      }
+    }
+    // Another store's copies see them done.
+    assertThat(get(b.claimDone("e:batch-3-7", LEASE))).isEqualTo(Claim.done());
+  }
 }

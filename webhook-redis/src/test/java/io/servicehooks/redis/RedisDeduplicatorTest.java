@@ -16,7 +16,7 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The four scripts' semantics against a real Redis, one store. */
+/** The five scripts' semantics against a real Redis, one store. */
 final class RedisDeduplicatorTest {
 
   private static final Duration LEASE = Duration.ofSeconds(30);
@@ -88,6 +88,35 @@ final class RedisDeduplicatorTest {
     assertThat(redis.admin().get(key)).isEqualTo("d");
     assertThat(redis.admin().pttl(key)).isCloseTo(Duration.ofHours(24).toMillis(), within(5_000L));
     assertThat(get(store.claim("e:1", LEASE))).isEqualTo(Claim.done());
+  }
+
+  @Test
+  void claimDone_newKey_doneForTheWindowInOneStep_nextClaimIsDone() throws Exception {
+    Claim claim = get(store.claimDone("e:1", LEASE));
+
+    assertThat(claim.status()).isEqualTo(Status.CLAIMED);
+    String key = store.redisKey("e:1");
+    assertThat(redis.admin().get(key)).isEqualTo("d");
+    assertThat(redis.admin().pttl(key)).isCloseTo(Duration.ofHours(24).toMillis(), within(5_000L));
+    assertThat(get(store.claim("e:1", LEASE))).isEqualTo(Claim.done());
+    assertThat(get(store.claimDone("e:1", LEASE))).isEqualTo(Claim.done());
+    // Its token owns nothing: the key is done, not claimed.
+    assertThat(get(store.markDone("e:1", claim.token()))).isFalse();
+    assertThat(get(store.release("e:1", claim.token()))).isFalse();
+    assertThat(redis.admin().get(key)).isEqualTo("d");
+  }
+
+  @Test
+  void claimDone_whileClaimedElsewhere_runningElsewhereAndTheClaimUntouched() throws Exception {
+    Claim owner = get(store.claim("e:1", Duration.ofSeconds(20)));
+
+    Claim copy = get(store.claimDone("e:1", LEASE));
+
+    assertThat(copy.status()).isEqualTo(Status.RUNNING_ELSEWHERE);
+    assertThat(copy.remainingLease())
+        .isGreaterThan(Duration.ofSeconds(17))
+        .isLessThanOrEqualTo(Duration.ofSeconds(20));
+    assertThat(redis.admin().get(store.redisKey("e:1"))).isEqualTo("c:" + owner.token());
   }
 
   @Test
