@@ -11,7 +11,9 @@ import java.util.Properties;
  * load.sh's database chores for the durable servers: {@code drop SCHEMA} after a cell, {@code inbox
  * SCHEMA} prints one line {@code pending=N lag_s=S done=N} of the consumer's inbox (read straight
  * from the table, not from the gauges, which refresh every 15 s), {@code watch SCHEMA [SECONDS]}
- * prints such a line every SECONDS (default 5) until killed. The URL is {@code DATABASE_URL}.
+ * prints such a line every SECONDS (default 5) until killed, {@code checkpoint} runs {@code
+ * CHECKPOINT} (a superuser's, or {@code pg_checkpoint}'s) so the next measured run does not pay for
+ * the WAL of the runs before it. The URL is {@code DATABASE_URL}.
  */
 public final class BenchDatabase {
 
@@ -24,15 +26,18 @@ public final class BenchDatabase {
     Properties p = new Properties();
     p.setProperty("connectTimeout", "3");
     p.setProperty("loginTimeout", "3");
-    p.setProperty("socketTimeout", "8");
-    String schema = args[1];
+    boolean checkpoint = args[0].equals("checkpoint");
+    // A checkpoint writes every dirty buffer: seconds, not milliseconds.
+    p.setProperty("socketTimeout", checkpoint ? "70" : "8");
+    String schema = args.length > 1 ? args[1] : "public";
     if (!schema.matches("[a-z_][a-z0-9_]*")) {
       throw new IllegalArgumentException("schema must be a plain identifier, was " + schema);
     }
     try (Connection c = DriverManager.getConnection(url, p);
         Statement s = c.createStatement()) {
-      s.setQueryTimeout(5);
+      s.setQueryTimeout(checkpoint ? 60 : 5);
       switch (args[0]) {
+        case "checkpoint" -> s.execute("CHECKPOINT");
         case "drop" -> s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
         case "inbox" -> System.out.println(inbox(s, schema));
         case "watch" -> {
@@ -52,7 +57,8 @@ public final class BenchDatabase {
             t += every / 1000;
           }
         }
-        default -> throw new IllegalArgumentException("drop, inbox or watch, was " + args[0]);
+        default ->
+            throw new IllegalArgumentException("checkpoint, drop, inbox or watch, was " + args[0]);
       }
     }
   }
