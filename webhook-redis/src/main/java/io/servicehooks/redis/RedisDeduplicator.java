@@ -40,13 +40,17 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * runs no listener. The connection reconnects by itself (backing off up to 1 s) and TCP keepalive
  * is on. {@link Builder#build()} connects once and fails when Redis cannot be reached.
  *
- * <p>Thread-safe: one connection is shared by all callers (Lettuce pipelines their commands).
- * Neither {@link #toString()} nor an exception of this class shows a password from the URI.
+ * <p>Thread-safe: one connection is shared by all callers (Lettuce pipelines their commands). On a
+ * client built from a URI the store sends its scripts in batches: a call asked while an earlier
+ * batch is out leaves with the next one, when that batch's last answer arrives (one round trip at
+ * most, counted in the call's command time-out). Neither {@link #toString()} nor an exception of
+ * this class shows a password from the URI.
  *
  * <p>This class is the SPI and the builder; package-private collaborators each do one job: {@code
- * DedupScripts} (the round trips, one Lua script per call), {@code RedisConnection} (the Lettuce
- * connection and the client it may own), {@code UnansweredClaims} (releasing claims whose answer
- * never came), {@code OwnerTokens} and {@code SecretScrubber}.
+ * DedupScripts} (the round trips, one Lua script per call), {@code BatchedWrites} (the scripts sent
+ * in batches on a client of the store's own), {@code RedisConnection} (the Lettuce connection and
+ * the client it may own), {@code UnansweredClaims} (releasing claims whose answer never came),
+ * {@code OwnerTokens} and {@code SecretScrubber}.
  */
 // Above 300 lines only by the contract's Javadoc and the public Builder, which is API; the work is
 // in the collaborators named above.
