@@ -8,12 +8,13 @@ import java.sql.Statement;
 import java.util.Properties;
 
 /**
- * load.sh's database chores for the durable servers: {@code drop SCHEMA} after a cell, {@code inbox
- * SCHEMA} prints one line {@code pending=N lag_s=S done=N} of the consumer's inbox (read straight
- * from the table, not from the gauges, which refresh every 15 s), {@code watch SCHEMA [SECONDS]}
- * prints such a line every SECONDS (default 5) until killed, {@code checkpoint} runs {@code
- * CHECKPOINT} (a superuser's, or {@code pg_checkpoint}'s) so the next measured run does not pay for
- * the WAL of the runs before it. The URL is {@code DATABASE_URL}.
+ * load.sh's database chores for the durable servers: {@code drop SCHEMA} after a cell (and a {@code
+ * VACUUM} of the catalogs the drop leaves dead rows in), {@code inbox SCHEMA} prints one line
+ * {@code pending=N lag_s=S done=N} of the consumer's inbox (read straight from the table, not from
+ * the gauges, which refresh every 15 s), {@code watch SCHEMA [SECONDS]} prints such a line every
+ * SECONDS (default 5) until killed, {@code checkpoint} runs {@code CHECKPOINT} (a superuser's, or
+ * {@code pg_checkpoint}'s) so the next measured run does not pay for the WAL of the runs before it.
+ * The URL is {@code DATABASE_URL}.
  */
 public final class BenchDatabase {
 
@@ -28,7 +29,7 @@ public final class BenchDatabase {
     p.setProperty("loginTimeout", "3");
     boolean checkpoint = args[0].equals("checkpoint");
     // A checkpoint writes every dirty buffer: seconds, not milliseconds.
-    p.setProperty("socketTimeout", checkpoint ? "70" : "8");
+    p.setProperty("socketTimeout", checkpoint || args[0].equals("drop") ? "70" : "8");
     String schema = args.length > 1 ? args[1] : "public";
     if (!schema.matches("[a-z_][a-z0-9_]*")) {
       throw new IllegalArgumentException("schema must be a plain identifier, was " + schema);
@@ -38,7 +39,16 @@ public final class BenchDatabase {
       s.setQueryTimeout(checkpoint ? 60 : 5);
       switch (args[0]) {
         case "checkpoint" -> s.execute("CHECKPOINT");
-        case "drop" -> s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+        case "drop" -> {
+          s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+          // Every cell creates and drops a schema: the dead catalog rows that leaves slowed the
+          // durable cells round by round (benchmarks/RESULTS.md, session 19) until vacuumed.
+          s.setQueryTimeout(60);
+          s.execute(
+              "VACUUM pg_catalog.pg_attribute, pg_catalog.pg_depend, pg_catalog.pg_class,"
+                  + " pg_catalog.pg_index, pg_catalog.pg_type, pg_catalog.pg_attrdef,"
+                  + " pg_catalog.pg_constraint");
+        }
         case "inbox" -> System.out.println(inbox(s, schema));
         case "watch" -> {
           // One JVM for the whole cell, a line every few seconds: starting a JVM per sample would
