@@ -98,10 +98,6 @@ final class DedupGate {
     /** {@link System#nanoTime()} when the claim was taken. */
     volatile long claimedAt;
 
-    Running(String key) {
-      this(key, false);
-    }
-
     Running(String key, boolean doneOnClaim) {
       this.key = key;
       this.doneOnClaim = doneOnClaim;
@@ -145,24 +141,23 @@ final class DedupGate {
    * the claims taken so far are released first, so none stays open.
    */
   CompletableFuture<List<Claim>> claimAll(List<WebhookEvent> events) {
-    return claimAll(events, null);
+    return claimAll(events, false);
   }
 
   /**
-   * {@link #claimAll(List)}, where an event that {@code runsNothing} accepts is claimed and marked
-   * done at the store in one call ({@link Deduplicator#claimDone}): its owner then has no token,
-   * and ending its claim asks the store nothing.
+   * {@link #claimAll(List)}; with {@code runsNothing} (no event of the delivery has a listener)
+   * each event is claimed and marked done at the store in one call ({@link
+   * Deduplicator#claimDone}): its owner then has no token, and ending its claim asks the store
+   * nothing.
    */
-  CompletableFuture<List<Claim>> claimAll(
-      List<WebhookEvent> events, Predicate<WebhookEvent> runsNothing) {
+  CompletableFuture<List<Claim>> claimAll(List<WebhookEvent> events, boolean runsNothing) {
     // Each element a Claim, or a CompletableFuture<Claim> for one the store answers later: the
     // in-memory path then allocates no future per event.
     Object[] answers = new Object[events.size()];
     boolean allDone = true;
     try {
       for (int i = 0; i < answers.length; i++) {
-        WebhookEvent event = events.get(i);
-        answers[i] = taker.claim(event, runsNothing != null && runsNothing.test(event));
+        answers[i] = taker.claim(events.get(i), runsNothing);
         allDone &= answers[i] instanceof Claim;
       }
     } catch (RuntimeException | Error unexpected) {

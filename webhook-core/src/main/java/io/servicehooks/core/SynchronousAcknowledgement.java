@@ -42,8 +42,7 @@ final class SynchronousAcknowledgement implements AcknowledgementMode {
     // marked done at the store in one call, and whatever is left (waiting for originals, the
     // answer) only asks the store and never blocks.
     boolean runsNothing = !anyListeners(events);
-    CompletableFuture<List<DedupGate.Claim>> claimed =
-        gate.claimAll(events, runsNothing ? event -> true : null);
+    CompletableFuture<List<DedupGate.Claim>> claimed = gate.claimAll(events, runsNothing);
     if (claimed.isDone()) {
       return answer(events, claimed.join(), start, executor);
     }
