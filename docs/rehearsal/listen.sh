@@ -38,7 +38,7 @@ echo "--- listen (stderr)"; cat "$OUT/listen.err"
 echo "--- consumer"; grep -o 'Handled .*' "$OUT/consumer.log"
 
 say "the platform drops the stream: listen reconnects at once, with backfill"
-curl -s -X POST $SERVICE_API_BASE_URL/_sim/faults/stream/drop; echo
+curl -s -X POST -H "Content-Type: application/json" $SERVICE_API_BASE_URL/_sim/faults/stream/drop; echo
 until [ "$(curl -s $SERVICE_API_BASE_URL/_sim/state | jq '.data.streams | length')" = 1 ]; do sleep 0.2; done
 servicehooks trigger post.create
 sleep 2

@@ -19,6 +19,14 @@ import org.slf4j.LoggerFactory;
  * shell ({@code servicehooks trigger}, curl): produce events, play faults, move the clock, look at
  * what happened. Plain JSON, no authentication: it is meant for a simulator on 127.0.0.1. The
  * routes are documented in {@code docs/simulator.md}.
+ *
+ * <p>Having no authentication, it must not be reachable from a web page open in the developer's
+ * browser: such a page can send a cross-origin POST (a "simple" request needs no CORS pre-flight
+ * when its type is {@code text/plain}) or rebind a name it controls to 127.0.0.1. So every call is
+ * refused with 403 unless its {@code Host} names a loopback address (or the address the simulator
+ * was bound to) and any {@code Origin} it carries is the simulator's own; and a call with a body
+ * must say {@code Content-Type: application/json} (415 otherwise), which a browser cannot send
+ * cross-origin without a pre-flight this endpoint never answers.
  */
 final class ControlHandler implements HttpHandler {
 
@@ -30,9 +38,11 @@ final class ControlHandler implements HttpHandler {
   private static final int MAX_COUNT = 1000;
 
   private final PlatformSimulator simulator;
+  private final String boundHost;
 
-  ControlHandler(PlatformSimulator simulator) {
+  ControlHandler(PlatformSimulator simulator, String boundHost) {
     this.simulator = simulator;
+    this.boundHost = boundHost;
   }
 
   @Override
@@ -43,7 +53,13 @@ final class ControlHandler implements HttpHandler {
       try (InputStream in = exchange.getRequestBody()) {
         body = in.readNBytes(MAX_BODY_BYTES + 1);
       }
-      if (body.length > MAX_BODY_BYTES) {
+      String refusal = ControlGuard.refusal(exchange.getRequestHeaders(), boundHost);
+      if (refusal != null) {
+        response = error(403, refusal);
+      } else if (!ControlGuard.acceptsBody(
+          exchange.getRequestMethod(), exchange.getRequestHeaders())) {
+        response = error(415, "send the call with Content-Type: application/json");
+      } else if (body.length > MAX_BODY_BYTES) {
         response = error(413, "body over " + MAX_BODY_BYTES + " bytes");
       } else {
         response =
@@ -56,7 +72,7 @@ final class ControlHandler implements HttpHandler {
     } catch (IllegalArgumentException e) {
       response = error(400, e.getMessage());
     } catch (RuntimeException e) {
-      log.warn("control call {} failed", exchange.getRequestURI().getPath(), e);
+      log.warn("control call {} failed", exchange.getRequestURI().getRawPath(), e);
       response = error(500, "simulator error: " + e.getClass().getSimpleName());
     }
     try {

@@ -131,7 +131,7 @@ public final class PlatformSimulator implements AutoCloseable {
     contexts.put("/", new SimulatorHttpHandler(api));
     contexts.put(StreamHandler.PATH, new StreamHandler(api, streams, clock));
     if (controlEndpoint) {
-      contexts.put(ControlHandler.PREFIX, new ControlHandler(this));
+      contexts.put(ControlHandler.PREFIX, new ControlHandler(this, host));
     }
     server.start(contexts, recheckEvery, this::backgroundChecks);
     log.info("platform simulator listening on {}", baseUrl());

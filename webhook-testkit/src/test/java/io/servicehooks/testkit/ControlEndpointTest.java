@@ -39,10 +39,22 @@ final class ControlEndpointTest {
   }
 
   private HttpResponse<String> control(String method, String path, String body) {
+    return control(method, path, body, "application/json", null);
+  }
+
+  private HttpResponse<String> control(
+      String method, String path, String body, String contentType, String origin) {
     try {
+      HttpRequest.Builder request =
+          HttpRequest.newBuilder(simulator.baseUrl().resolve(path)).timeout(Duration.ofSeconds(10));
+      if (contentType != null) {
+        request.header("Content-Type", contentType);
+      }
+      if (origin != null) {
+        request.header("Origin", origin);
+      }
       return HTTP.send(
-          HttpRequest.newBuilder(simulator.baseUrl().resolve(path))
-              .timeout(Duration.ofSeconds(10))
+          request
               .method(
                   method,
                   body == null
@@ -216,6 +228,104 @@ final class ControlEndpointTest {
     control("POST", "/_sim/advance", "{\"seconds\":300}");
 
     assertThat(simulator.now()).isAfterOrEqualTo(before.plusSeconds(300));
+  }
+
+  @Test
+  void textPlainFromForeignOrigin_triggerDeliverRevoke_refusedAndNothingDone() throws IOException {
+    ConsumerStub consumer = consumer();
+    String bearer = client.bearer();
+    String evil = "https://evil.example";
+    String event = Events.sample("dm.received", ControlHandler.DEFAULT_USER_ID);
+
+    assertThat(
+            control("POST", "/_sim/trigger", "{\"type\":\"post.create\"}", "text/plain", evil)
+                .statusCode())
+        .isEqualTo(403);
+    assertThat(control("POST", "/_sim/deliver", event, "text/plain", evil).statusCode())
+        .isEqualTo(403);
+    assertThat(control("POST", "/_sim/faults/token/revoke", null, "text/plain", evil).statusCode())
+        .isEqualTo(403);
+    // A page that sends JSON still carries its Origin: refused as well.
+    HttpResponse<String> json =
+        control("POST", "/_sim/trigger", "{\"type\":\"post.create\"}", "application/json", evil);
+    assertThat(json.statusCode()).isEqualTo(403);
+    assertThat(Json.parseOrNull(json.body().getBytes()).path("error").asText())
+        .contains("web page")
+        .contains("https://evil.example");
+
+    assertThat(simulator.awaitIdle(Duration.ofSeconds(5))).isTrue();
+    assertThat(consumer.deliveries()).isEmpty();
+    assertThat(simulator.attempts()).isEmpty();
+    assertThat(client.call("GET", "/2/webhooks", null).statusCode()).isEqualTo(200);
+    assertThat(client.bearer()).isEqualTo(bearer);
+  }
+
+  @Test
+  void textPlainWithoutOrigin_refused415AndNothingDone() throws IOException {
+    ConsumerStub consumer = consumer();
+
+    HttpResponse<String> plain =
+        control("POST", "/_sim/trigger", "{\"type\":\"post.create\"}", "text/plain", null);
+    HttpResponse<String> none = control("POST", "/_sim/faults/stream/drop", null, null, null);
+
+    assertThat(plain.statusCode()).isEqualTo(415);
+    assertThat(plain.body()).contains("application/json");
+    assertThat(none.statusCode()).isEqualTo(415);
+    assertThat(simulator.awaitIdle(Duration.ofSeconds(5))).isTrue();
+    assertThat(consumer.deliveries()).isEmpty();
+  }
+
+  @Test
+  void sameOriginAndCharset_accepted() {
+    String self = "http://" + simulator.baseUrl().getAuthority();
+
+    HttpResponse<String> response =
+        control(
+            "POST", "/_sim/advance", "{\"seconds\":1}", "application/json; charset=utf-8", self);
+
+    assertThat(response.statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void foreignHost_rebindingPage_refused403() throws IOException {
+    // A browser sends the page's own name as Host after rebinding it to 127.0.0.1; the JDK client
+    // will not set Host, so the request is written by hand.
+    for (String host :
+        List.of("evil.example", "127.0.0.1.evil.example", "localhost.evil.example")) {
+      String answer =
+          RawHttp.exchange(
+              simulator.baseUrl(),
+              "POST /_sim/faults/token/revoke HTTP/1.1\r\nHost: "
+                  + host
+                  + ":"
+                  + simulator.port()
+                  + "\r\nContent-Type: application/json\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+      assertThat(answer).as(host).startsWith("HTTP/1.1 403");
+    }
+    String local =
+        RawHttp.exchange(
+            simulator.baseUrl(),
+            "GET /_sim/state HTTP/1.1\r\nHost: localhost:"
+                + simulator.port()
+                + "\r\nConnection: close\r\n\r\n");
+    assertThat(local).startsWith("HTTP/1.1 200");
+  }
+
+  /**
+   * One request written on a socket as given, and the whole answer read until the server closes.
+   */
+  private static final class RawHttp {
+    static String exchange(java.net.URI base, String request) throws IOException {
+      try (java.net.Socket socket = new java.net.Socket(base.getHost(), base.getPort())) {
+        socket.setSoTimeout(10_000);
+        socket
+            .getOutputStream()
+            .write(request.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        socket.getOutputStream().flush();
+        return new String(
+            socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII);
+      }
+    }
   }
 
   @Test
