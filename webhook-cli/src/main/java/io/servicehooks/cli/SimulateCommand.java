@@ -39,7 +39,7 @@ final class SimulateCommand implements Callable<Integer> {
   @Option(
       names = "--recheck-every",
       paramLabel = "DURATION",
-      defaultValue = "PT1M",
+      defaultValue = "PT1H",
       converter = DurationConverter.class,
       description = "how often every webhook gets a CRC check, ISO-8601; default ${DEFAULT-VALUE}")
   Duration recheckEvery;

@@ -128,6 +128,9 @@ final class TriggerCommand implements Callable<Integer> {
                   + "; sent to "
                   + plural(data.path("streams").asInt(), "open stream", "open streams")
                   + (duplicate ? " (each event twice)." : "."));
+      if (data.hasNonNull("no_webhook_deliveries")) {
+        top.out().println("No webhook delivery: " + data.get("no_webhook_deliveries").asText());
+      }
     }
     top.out().flush();
     return ServicehooksCli.EXIT_OK;

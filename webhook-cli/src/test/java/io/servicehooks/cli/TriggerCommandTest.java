@@ -73,6 +73,29 @@ final class TriggerCommandTest {
   }
 
   @Test
+  void trigger_webhookInvalid_saysWhyItStartedNone() {
+    String id = webhookId();
+    assertThat(platform.invalidateWebhook(id)).isTrue();
+
+    Cli.Run run = Cli.run(env, "trigger", "post.create");
+
+    assertThat(run.exitCode()).as(run.toString()).isZero();
+    assertThat(run.out())
+        .contains("Started 0 webhook deliveries")
+        .contains("No webhook delivery: webhook " + id + " is invalid")
+        .contains("PUT /2/webhooks/" + id);
+  }
+
+  private String webhookId() {
+    Cli.Run list = Cli.run(env, "--json", "webhooks", "list");
+    try {
+      return JSON.readTree(list.out()).get(0).get("id").asText();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  @Test
   void trigger_badCount_exit2() {
     assertThat(Cli.run(env, "trigger", "post.create", "--count", "0").exitCode()).isEqualTo(2);
   }

@@ -37,6 +37,7 @@ final class ConnectionsResource {
   }
 
   private ApiResponse list() {
+    hub.forgetGone();
     List<OpenStream> streams = hub.openStreams();
     ObjectNode body = Json.object();
     ArrayNode data = body.putArray("data");

@@ -138,6 +138,8 @@ final class ControlHandler implements HttpHandler {
         return queue(json, StreamFault.serverError(integer(json, "status", 503, 500, 599)));
       case "faults/stream/too-many-connections":
         return queue(json, StreamFault.tooManyConnections());
+      case "faults/webhook/invalidate":
+        return invalidate(json);
       case "faults/token/revoke":
         simulator.revokeToken();
         return ok(Json.object().put("revoked", true));
@@ -165,6 +167,7 @@ final class ControlHandler implements HttpHandler {
     int copies = duplicate ? 2 : 1;
     ArrayNode uuids = Json.MAPPER.createArrayNode();
     int deliveries = 0;
+    simulator.forgetGoneStreams();
     int streams = simulator.openStreams().size();
     for (int i = 0; i < count; i++) {
       String event = Events.sample(type, userId);
@@ -176,14 +179,19 @@ final class ControlHandler implements HttpHandler {
         deliveries += simulator.deliver(event, copies);
       }
     }
+    String noDeliveries = streamOnly ? null : simulator.whyNoWebhookDeliveries();
     log.info(
-        "triggered {} {} event(s){}: {} webhook deliveries, {} open stream(s)",
+        "triggered {} {} event(s){}: {} webhook deliveries{}, {} open stream(s)",
         count,
         type,
         duplicate ? " twice each" : "",
         deliveries,
+        noDeliveries == null ? "" : " (" + noDeliveries + ")",
         streams);
     ObjectNode data = Json.object();
+    if (noDeliveries != null) {
+      data.put("no_webhook_deliveries", noDeliveries);
+    }
     data.put("event_type", type);
     data.set("event_uuids", uuids);
     data.put("copies", copies);
@@ -197,6 +205,7 @@ final class ControlHandler implements HttpHandler {
       return error(400, "the body must be the event's JSON");
     }
     boolean streamOnly = query != null && query.contains("to=stream");
+    simulator.forgetGoneStreams();
     ObjectNode data = Json.object();
     if (streamOnly) {
       data.put("streams", simulator.deliverToStream(new String(body, StandardCharsets.UTF_8)));
@@ -204,6 +213,22 @@ final class ControlHandler implements HttpHandler {
       data.put("webhook_deliveries", simulator.deliver(body));
       data.put("streams", simulator.openStreams().size());
     }
+    return ok(data);
+  }
+
+  private ApiResponse invalidate(JsonNode json) {
+    String id = Json.text(json, "webhook_id");
+    ArrayNode invalidated = Json.MAPPER.createArrayNode();
+    for (Webhook webhook : simulator.webhooks()) {
+      if ((id == null || webhook.id.equals(id)) && simulator.invalidateWebhook(webhook.id)) {
+        invalidated.add(webhook.id);
+      }
+    }
+    if (id != null && invalidated.isEmpty()) {
+      return error(404, "no webhook " + id);
+    }
+    ObjectNode data = Json.object();
+    data.set("invalidated", invalidated);
     return ok(data);
   }
 
@@ -228,6 +253,7 @@ final class ControlHandler implements HttpHandler {
     attempts.put("failed", all.size() - ok);
     attempts.put("retries", all.stream().filter(a -> a.attempt() > 1).count());
     data.put("dropped", simulator.droppedEvents());
+    simulator.forgetGoneStreams();
     ArrayNode streams = data.putArray("streams");
     for (OpenStream stream : simulator.openStreams()) {
       streams

@@ -191,10 +191,11 @@ final class Deliveries {
 
   private void attempt(Delivery delivery, int number) {
     if (!delivery.webhook.receivesDeliveries()) {
-      log.debug(
-          "delivery {} to webhook {} dropped: webhook is invalid or deleted",
+      log.info(
+          "delivery {} (attempt {}) dropped: {}",
           delivery.id,
-          delivery.webhook.id);
+          number,
+          delivery.webhook.whyNoDeliveries());
       dropped.incrementAndGet();
       delivery.done.complete(false);
       return;
@@ -211,6 +212,10 @@ final class Deliveries {
               .build();
     } catch (IllegalArgumentException e) {
       record(delivery, number, 0, "invalid webhook url", startedAt);
+      log.info(
+          "delivery {} to webhook {} dropped: its URL is not one the simulator can call",
+          delivery.id,
+          delivery.webhook.id);
       dropped.incrementAndGet();
       delivery.done.complete(false);
       return;

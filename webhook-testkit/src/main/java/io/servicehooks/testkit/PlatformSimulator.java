@@ -306,8 +306,54 @@ public final class PlatformSimulator implements AutoCloseable {
     return reached;
   }
 
+  /**
+   * Makes a webhook invalid as a failed CRC check would: its deliveries stop (pending retries are
+   * dropped) until a {@code PUT /2/webhooks/{id}} revalidates it. For rehearsing what a consumer
+   * does when the platform switches its webhook off.
+   *
+   * @return false when no webhook has that id
+   */
+  public boolean invalidateWebhook(String webhookId) {
+    for (Webhook webhook : api.webhooks()) {
+      if (webhook.id.equals(webhookId)) {
+        Instant now = clock.now();
+        webhook.checked(
+            false, now, "invalidated through the simulator", now.plus(api.recheckInterval()));
+        log.info("webhook {} invalidated through the simulator", webhookId);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Why an event produced now would start no webhook delivery, in one line, or null when some
+   * webhook receives deliveries.
+   */
+  String whyNoWebhookDeliveries() {
+    List<Webhook> all = api.webhooks();
+    if (all.isEmpty()) {
+      return "no webhook is registered (servicehooks webhooks create URL, or a consumer that"
+          + " registers itself)";
+    }
+    List<String> reasons = new ArrayList<>();
+    for (Webhook webhook : all) {
+      String why = webhook.whyNoDeliveries();
+      if (why == null) {
+        return null;
+      }
+      reasons.add(why);
+    }
+    return String.join("; ", reasons);
+  }
+
   List<Webhook> webhooks() {
     return api.webhooks();
+  }
+
+  /** Forgets the open streams whose client has gone; see {@link StreamHub#forgetGone}. */
+  void forgetGoneStreams() {
+    streams.forgetGone();
   }
 
   /** The activity streams open now, oldest first; an immutable snapshot. */

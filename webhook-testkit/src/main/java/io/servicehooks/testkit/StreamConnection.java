@@ -7,7 +7,9 @@ import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * One open activity stream: a queue of frames (event lines, keep-alives, control frames) that the
@@ -29,12 +31,26 @@ final class StreamConnection {
     KEEP_ALIVE,
     DROP,
     DISCONNECT,
-    CLOSE
+    CLOSE,
+    PROBE
   }
 
-  record Frame(Kind kind, byte[] line) {}
+  /**
+   * A frame for the writer.
+   *
+   * @param probe for a {@link Kind#PROBE}, completed with whether the client still reads
+   */
+  record Frame(Kind kind, byte[] line, CompletableFuture<Boolean> probe) {
+    Frame(Kind kind, byte[] line) {
+      this(kind, line, null);
+    }
+  }
 
   private static final byte[] NEWLINE = {'\n'};
+  // A client that has gone is only noticed on a write: the first write after its socket closed
+  // still succeeds (and draws a reset), the second fails. A probe writes two keep-alives this far
+  // apart.
+  private static final long PROBE_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
   // When keep-alives run on the simulator's clock, the writer still wakes this often to notice
   // that nothing asks it to stop; it writes nothing on such a wake-up.
   private static final long IDLE_WAKE_NANOS = TimeUnit.SECONDS.toNanos(1);
@@ -75,6 +91,20 @@ final class StreamConnection {
     if (!frames.offer(new Frame(Kind.EVENT, line))) {
       slow = true;
     }
+  }
+
+  /**
+   * Asks the writer whether the client still reads: it writes two keep-alives (a keep-alive is
+   * allowed at any time) and completes the answer with false when the write fails. A stalled
+   * connection writes nothing and a full buffer means a writer still busy: both answer true at
+   * once, as nothing shows the client has gone.
+   */
+  CompletableFuture<Boolean> probe() {
+    CompletableFuture<Boolean> answer = new CompletableFuture<>();
+    if (stalled || !frames.offer(new Frame(Kind.PROBE, NEWLINE, answer))) {
+      answer.complete(true);
+    }
+    return answer;
   }
 
   /** Queues a control frame; it goes ahead of nothing, but is never lost to a full buffer. */
@@ -148,6 +178,21 @@ final class StreamConnection {
           return;
         case CLOSE:
           return;
+        case PROBE:
+          boolean written = false;
+          try {
+            if (!stalled) {
+              out.write(NEWLINE);
+              out.flush();
+              LockSupport.parkNanos(PROBE_GAP_NANOS);
+              out.write(NEWLINE);
+              out.flush();
+            }
+            written = true;
+          } finally {
+            frame.probe().complete(written);
+          }
+          break;
         default:
           throw new Dropped(endpointId);
       }

@@ -10,6 +10,10 @@ import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -22,6 +26,9 @@ final class StreamHub {
   static final int MAX_BACKFILL_MINUTES = 5;
 
   private static final Duration HISTORY_REACH = Duration.ofMinutes(MAX_BACKFILL_MINUTES);
+
+  /** How long {@link #forgetGone} waits for the writers' answers in all. */
+  private static final Duration PROBE_BOUND = Duration.ofMillis(500);
 
   /** An event line as produced, kept for backfill. */
   private record Produced(Instant time, byte[] line) {}
@@ -146,6 +153,16 @@ final class StreamHub {
    * @return the connection and its backfill, or null when the connection limit is reached
    */
   Opened open(int backfillMinutes, Instant from, Instant to) {
+    Opened opened = tryOpen(backfillMinutes, from, to);
+    if (opened == null) {
+      // A process that died holding a connection must not keep its successor out.
+      forgetGone();
+      opened = tryOpen(backfillMinutes, from, to);
+    }
+    return opened;
+  }
+
+  private Opened tryOpen(int backfillMinutes, Instant from, Instant to) {
     synchronized (lock) {
       long live = open.values().stream().filter(c -> !c.stalled()).count();
       if (live >= connectionLimit) {
@@ -171,6 +188,33 @@ final class StreamHub {
   void closed(StreamConnection connection) {
     synchronized (lock) {
       open.remove(connection.endpointId, connection);
+    }
+  }
+
+  /**
+   * Forgets the connections whose client has gone (its process ended, or it closed the socket
+   * without the server noticing, as nothing is written between keep-alives): each live connection
+   * is probed, and waited for up to half a second in all. A connection whose writer does not answer
+   * in time counts as open.
+   */
+  void forgetGone() {
+    Map<StreamConnection, CompletableFuture<Boolean>> probes = new LinkedHashMap<>();
+    synchronized (lock) {
+      open.values().forEach(c -> probes.put(c, c.probe()));
+    }
+    long deadline = System.nanoTime() + PROBE_BOUND.toNanos();
+    for (Map.Entry<StreamConnection, CompletableFuture<Boolean>> probe : probes.entrySet()) {
+      try {
+        long left = Math.max(0, deadline - System.nanoTime());
+        if (!probe.getValue().get(left, TimeUnit.NANOSECONDS)) {
+          closed(probe.getKey());
+        }
+      } catch (TimeoutException | ExecutionException e) {
+        // Not shown to have gone: it stays.
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
     }
   }
 

@@ -17,6 +17,7 @@ final class Webhook {
   private volatile boolean valid = true;
   private volatile boolean deleted;
   private volatile Instant nextCheckAt;
+  private volatile String invalidReason; // why valid is false; null while valid
 
   Webhook(String id, String url, Instant createdAt, Instant nextCheckAt) {
     this.id = id;
@@ -34,9 +35,37 @@ final class Webhook {
     return valid && !deleted;
   }
 
-  void checked(boolean passed, Instant nextCheckAt) {
+  /**
+   * Records a CRC check's outcome.
+   *
+   * @param failure what went wrong when the check failed, or null when it passed
+   */
+  void checked(boolean passed, Instant at, String failure, Instant nextCheckAt) {
+    this.invalidReason =
+        passed ? null : "its CRC check failed at " + TIMESTAMP.format(at) + " (" + failure + ")";
     this.valid = passed;
     this.nextCheckAt = nextCheckAt;
+  }
+
+  /**
+   * Why this webhook receives no deliveries, in words for a log line or a trigger's answer, or null
+   * when it does.
+   */
+  String whyNoDeliveries() {
+    if (deleted) {
+      return "webhook " + id + " was deleted";
+    }
+    String reason = invalidReason;
+    if (valid) {
+      return null;
+    }
+    return "webhook "
+        + id
+        + " is invalid: "
+        + (reason == null ? "it failed a CRC check" : reason)
+        + "; PUT /2/webhooks/"
+        + id
+        + " revalidates it";
   }
 
   void markDeleted() {

@@ -90,7 +90,8 @@ final class WebhooksResource {
   void recheck(List<Webhook> due) {
     for (Webhook webhook : due) {
       CrcCheck.Outcome outcome = crc.check(webhook.url);
-      webhook.checked(outcome.passed(), clock.now().plus(recheckInterval));
+      Instant now = clock.now();
+      webhook.checked(outcome.passed(), now, outcome.detail(), now.plus(recheckInterval));
       if (!outcome.passed()) {
         log.info(
             "periodic check of webhook {} failed, webhook is now invalid: {}",
@@ -169,7 +170,8 @@ final class WebhooksResource {
       return Api.webhookIdInvalid(id);
     }
     CrcCheck.Outcome outcome = crc.check(webhook.url);
-    webhook.checked(outcome.passed(), clock.now().plus(recheckInterval));
+    Instant now = clock.now();
+    webhook.checked(outcome.passed(), now, outcome.detail(), now.plus(recheckInterval));
     log.info("webhook {} revalidated: {}", id, outcome.passed() ? "valid" : outcome.detail());
     ObjectNode body = Json.object();
     if (style.get() == ResponseStyle.CURRENT) {

@@ -3,6 +3,10 @@ package io.servicehooks.testkit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -14,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 final class ControlEndpointTest {
 
@@ -228,6 +233,169 @@ final class ControlEndpointTest {
     control("POST", "/_sim/advance", "{\"seconds\":300}");
 
     assertThat(simulator.now()).isAfterOrEqualTo(before.plusSeconds(300));
+  }
+
+  @Test
+  void trigger_noWebhook_saysWhyNoDelivery() {
+    JsonNode data =
+        PlatformClient.json(control("POST", "/_sim/trigger", "{\"type\":\"post.create\"}"))
+            .get("data");
+
+    assertThat(data.get("webhook_deliveries").asInt()).isZero();
+    assertThat(data.get("no_webhook_deliveries").asText()).contains("no webhook is registered");
+  }
+
+  @Test
+  void trigger_webhookInvalidated_saysWhichAndSinceWhenAndDropsAreLogged() throws IOException {
+    try (PlatformSimulator platform =
+            PlatformSimulator.builder()
+                .localMode(true)
+                .controlEndpoint(true)
+                .retriesOnSimulatorClock(true)
+                .build()
+                .start();
+        ConsumerStub consumer = ConsumerStub.start(platform.consumerSecret())) {
+      String id = new PlatformClient(platform).register(consumer.url());
+      consumer.deliveryStatus(503);
+      platform.deliver(Events.sample("post.create", ControlHandler.DEFAULT_USER_ID));
+      await().until(() -> consumer.deliveries().size() == 1);
+      ListAppender<ILoggingEvent> log = capture();
+      try {
+        HttpResponse<String> invalidated =
+            control(platform, "/_sim/faults/webhook/invalidate", "{\"webhook_id\":\"" + id + "\"}");
+        assertThat(PlatformClient.json(invalidated).at("/data/invalidated/0").asText())
+            .isEqualTo(id);
+        // The pending retry comes due on a webhook that is invalid now: dropped, and said why.
+        control(platform, "/_sim/advance", "{\"seconds\":10}");
+        JsonNode data =
+            PlatformClient.json(control(platform, "/_sim/trigger", "{\"type\":\"post.create\"}"))
+                .get("data");
+
+        assertThat(data.get("webhook_deliveries").asInt()).isZero();
+        assertThat(data.get("no_webhook_deliveries").asText())
+            .contains(
+                "webhook " + id + " is invalid", "CRC check failed at", "PUT /2/webhooks/" + id);
+        assertThat(platform.droppedEvents()).isEqualTo(1);
+        assertThat(consumer.deliveries()).hasSize(1);
+        assertThat(log.list)
+            .map(ILoggingEvent::getFormattedMessage)
+            .anySatisfy(
+                line -> assertThat(line).contains("dropped", "webhook " + id + " is invalid"));
+      } finally {
+        release(log);
+      }
+      assertThat(
+              control(platform, "/_sim/faults/webhook/invalidate", "{\"webhook_id\":\"9\"}")
+                  .statusCode())
+          .isEqualTo(404);
+    }
+  }
+
+  private static HttpResponse<String> control(
+      PlatformSimulator platform, String path, String body) {
+    try {
+      return HTTP.send(
+          HttpRequest.newBuilder(platform.baseUrl().resolve(path))
+              .timeout(Duration.ofSeconds(10))
+              .header("Content-Type", "application/json")
+              .POST(HttpRequest.BodyPublishers.ofString(body))
+              .build(),
+          HttpResponse.BodyHandlers.ofString());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  @Test
+  void goneStreamClient_notCountedByTriggerStateOrConnections() throws IOException {
+    java.net.Socket socket = openStreamByHand();
+    await().until(() -> simulator.openStreams().size() == 1);
+
+    socket.close(); // the process has gone: nothing tells the simulator until it writes
+
+    JsonNode data =
+        PlatformClient.json(control("POST", "/_sim/trigger", "{\"type\":\"post.create\"}"))
+            .get("data");
+    assertThat(data.get("streams").asInt()).isZero();
+    assertThat(PlatformClient.json(control("GET", "/_sim/state", null)).at("/data/streams"))
+        .isEmpty();
+    assertThat(PlatformClient.json(client.call("GET", "/2/connections", null)).get("data"))
+        .isEmpty();
+  }
+
+  @Test
+  void goneStreamClient_liveOneStaysCounted() {
+    StreamReader live = stream();
+    await().until(() -> simulator.openStreams().size() == 1);
+
+    JsonNode data =
+        PlatformClient.json(control("POST", "/_sim/trigger", "{\"type\":\"post.create\"}"))
+            .get("data");
+
+    assertThat(data.get("streams").asInt()).isEqualTo(1);
+    await().until(() -> live.lines().stream().anyMatch(line -> line.contains("event_uuid")));
+    assertThat(live.end()).isEqualTo(StreamReader.End.OPEN);
+  }
+
+  @Test
+  void goneStreamClient_atConnectionLimit_doesNotKeepTheNextOneOut() throws IOException {
+    try (PlatformSimulator limited =
+        PlatformSimulator.builder().streamConnectionLimit(1).build().start()) {
+      PlatformClient limitedClient = new PlatformClient(limited);
+      java.net.Socket socket = openStreamByHand(limited, limitedClient.bearer());
+      await().until(() -> limited.openStreams().size() == 1);
+      socket.close();
+
+      StreamReader next = StreamReader.open(limited, limitedClient.bearer(), "");
+      open.add(0, next);
+
+      assertThat(next.status()).isEqualTo(200);
+      assertThat(limited.openStreams()).hasSize(1);
+    }
+  }
+
+  private java.net.Socket openStreamByHand() throws IOException {
+    return openStreamByHand(simulator, client.bearer());
+  }
+
+  /** A stream client that can vanish without a word, as a killed process does. */
+  private static java.net.Socket openStreamByHand(PlatformSimulator simulator, String bearer)
+      throws IOException {
+    java.net.Socket socket =
+        new java.net.Socket(simulator.baseUrl().getHost(), simulator.baseUrl().getPort());
+    socket.setSoTimeout(10_000);
+    socket
+        .getOutputStream()
+        .write(
+            ("GET "
+                    + StreamHandler.PATH
+                    + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "
+                    + bearer
+                    + "\r\n\r\n")
+                .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+    byte[] head = new byte[12];
+    int read = socket.getInputStream().readNBytes(head, 0, head.length);
+    assertThat(new String(head, 0, read, java.nio.charset.StandardCharsets.US_ASCII))
+        .isEqualTo("HTTP/1.1 200");
+    return socket;
+  }
+
+  private static ListAppender<ILoggingEvent> capture() {
+    Logger logger = (Logger) LoggerFactory.getLogger("io.servicehooks.testkit");
+    ListAppender<ILoggingEvent> appender = new ListAppender<>();
+    appender.start();
+    logger.addAppender(appender);
+    logger.setLevel(Level.INFO);
+    return appender;
+  }
+
+  private static void release(ListAppender<ILoggingEvent> appender) {
+    Logger logger = (Logger) LoggerFactory.getLogger("io.servicehooks.testkit");
+    logger.detachAppender(appender);
+    logger.setLevel(Level.WARN); // as logback-test.xml sets it
   }
 
   @Test
