@@ -11,7 +11,8 @@ import org.springframework.security.web.SecurityFilterChain;
 /**
  * Spring Security for the bot: the platform reaches the webhook without credentials (deliveries are
  * authenticated by their HMAC signature, CRC checks answer with one), health and Prometheus metrics
- * are open to the monitoring, and everything else needs a login.
+ * are open to the monitoring, the durable inbox's operator endpoint is for operators, and
+ * everything else needs a login.
  */
 @Configuration(proxyBeanMethods = false)
 public class SecurityConfiguration {
@@ -20,8 +21,9 @@ public class SecurityConfiguration {
   @Bean
   public SecurityFilterChain securityFilterChain(HttpSecurity http) throws Exception {
     http
-        // The platform sends no CSRF token: a delivery is authenticated by its signature.
-        .csrf(csrf -> csrf.ignoringRequestMatchers("/webhooks"))
+        // The platform sends no CSRF token: a delivery is authenticated by its signature. The
+        // inbox endpoint's callers are operators' scripts with HTTP Basic, not browser sessions.
+        .csrf(csrf -> csrf.ignoringRequestMatchers("/webhooks", "/actuator/webhookinbox/**"))
         .authorizeHttpRequests(
             requests ->
                 requests
@@ -33,6 +35,12 @@ public class SecurityConfiguration {
                     // Your choice: open to the monitoring here; secure them if it logs in.
                     .requestMatchers("/actuator/health/**", "/actuator/prometheus")
                     .permitAll()
+                    // Durable mode's inbox: reading it is for operators, retry (POST) and
+                    // discard (DELETE) change what runs.
+                    .requestMatchers(HttpMethod.GET, "/actuator/webhookinbox")
+                    .hasRole("OPS")
+                    .requestMatchers("/actuator/webhookinbox", "/actuator/webhookinbox/**")
+                    .hasRole("OPS_WRITE")
                     .anyRequest()
                     .authenticated())
         .httpBasic(withDefaults());
