@@ -53,6 +53,9 @@ final class ConsumerSettings {
   Duration refusalLogInterval = WebhookConsumer.DEFAULT_REFUSAL_LOG_INTERVAL;
   LongSupplier refusalLogTicker = System::nanoTime;
 
+  /** The wall clock a CRC answer's time is read on; tests set a fake one. */
+  java.time.Clock wallClock = java.time.Clock.systemUTC();
+
   /** The clock that tells whether an owner's lease certainly still ran; tests move a fake one. */
   LongSupplier leaseTicker = System::nanoTime;
 

@@ -52,7 +52,8 @@ final class ConsumerWiring {
     if (dedupMeters && store instanceof MeteredStore metered) {
       metered.bindTo(s.metricsBinder);
     }
-    this.crc = new CrcResponder(verifier.current(), metrics, refusals);
+    this.crc = new CrcResponder(verifier.current(), metrics, refusals, s.wallClock);
+    s.metricsBinder.crcLastAnswered(crc::lastAnsweredEpochSeconds);
     Answers answers = new Answers(metrics);
     HandOff handOff = new HandOff(gate, answers, s.queueingDeadline, s.nanoTime);
     // MicrometerObservations is loaded only when a registry was given.

@@ -3,21 +3,41 @@ package io.servicehooks.core;
 import io.servicehooks.core.RefusalLog.Reason;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.Optional;
 
 /**
  * The GET step: takes {@code crc_token} from the raw query, refuses a token that could be a forged
- * body, and signs the rest with the current consumer secret.
+ * body, and signs the rest with the current consumer secret. It remembers when it last answered
+ * one: the platform switches a webhook off after failed checks and then sends nothing at all, so a
+ * long silence here is the only sign of it a consumer has.
  */
 final class CrcResponder {
 
   private final Hmac current;
   private final Metrics metrics;
   private final RefusalLog refusals;
+  private final Clock clock;
+  private volatile long lastAnsweredMillis = -1; // on clock; -1: never
 
-  CrcResponder(Hmac current, Metrics metrics, RefusalLog refusals) {
+  CrcResponder(Hmac current, Metrics metrics, RefusalLog refusals, Clock clock) {
     this.current = current;
     this.metrics = metrics;
     this.refusals = refusals;
+    this.clock = clock;
+  }
+
+  /** When a CRC check was last answered, or empty when none has been since start. */
+  Optional<Instant> lastAnswered() {
+    long millis = lastAnsweredMillis;
+    return millis < 0 ? Optional.empty() : Optional.of(Instant.ofEpochMilli(millis));
+  }
+
+  /** {@link #lastAnswered} in seconds since the epoch, 0 when none has been: the gauge's value. */
+  double lastAnsweredEpochSeconds() {
+    long millis = lastAnsweredMillis;
+    return millis < 0 ? 0 : millis / 1000.0;
   }
 
   WebhookResponse answer(String rawQuery) {
@@ -35,6 +55,7 @@ final class CrcResponder {
     }
     metrics.crc("answered");
     String answer = current.sign(token.getBytes(StandardCharsets.UTF_8));
+    lastAnsweredMillis = clock.millis();
     return WebhookResponse.json(200, "{\"response_token\":\"" + answer + "\"}");
   }
 

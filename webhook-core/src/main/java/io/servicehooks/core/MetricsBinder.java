@@ -1,6 +1,7 @@
 package io.servicehooks.core;
 
 import com.github.benmanes.caffeine.cache.Cache;
+import java.util.function.DoubleSupplier;
 import java.util.function.LongSupplier;
 
 /**
@@ -35,4 +36,10 @@ interface MetricsBinder {
    * are not published: the store never loads.
    */
   void cache(String name, Cache<?, ?> cache, LongSupplier puts);
+
+  /**
+   * Publishes when a CRC check was last answered, in seconds since the epoch (0: none yet), as
+   * {@code webhook.crc.last.answered}; called once, at build time.
+   */
+  default void crcLastAnswered(DoubleSupplier epochSeconds) {}
 }

@@ -29,6 +29,17 @@ final class MicrometerBinder implements MetricsBinder {
   }
 
   @Override
+  public void crcLastAnswered(java.util.function.DoubleSupplier epochSeconds) {
+    Gauge.builder("webhook.crc.last.answered", epochSeconds::getAsDouble)
+        .description(
+            "When a CRC check was last answered, in seconds since the epoch (0: none since start);"
+                + " the platform checks hourly and switches a webhook off that fails")
+        .baseUnit("seconds")
+        .strongReference(true)
+        .register(registry);
+  }
+
+  @Override
   public void cache(String name, Cache<?, ?> cache, LongSupplier puts) {
     new DedupCacheMetrics(cache, name, puts).bindTo(registry);
   }

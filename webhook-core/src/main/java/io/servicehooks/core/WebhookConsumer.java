@@ -264,6 +264,17 @@ public final class WebhookConsumer implements AutoCloseable {
     return listenersNonBlocking;
   }
 
+  /**
+   * When this consumer last answered the platform's challenge-response check (CRC), or empty when
+   * it has answered none since it was built. The platform checks every webhook about hourly and
+   * switches one off that fails, after which it sends nothing at all: a silence much longer than an
+   * hour is the sign. Also published as the gauge {@code webhook.crc.last.answered} (seconds since
+   * the epoch, 0 before the first answer) when a registry was given.
+   */
+  public java.util.Optional<java.time.Instant> lastCrcAnswered() {
+    return crc.lastAnswered();
+  }
+
   /** The acknowledgement mode. */
   public Acknowledgement acknowledgement() {
     return acknowledgement;
@@ -627,6 +638,12 @@ public final class WebhookConsumer implements AutoCloseable {
      */
     public Builder refusalLogInterval(Duration interval) {
       settings.refusalLogInterval(interval);
+      return this;
+    }
+
+    /** Tests only: the wall clock {@link WebhookConsumer#lastCrcAnswered} is read on. */
+    Builder wallClock(java.time.Clock clock) {
+      settings.wallClock = Objects.requireNonNull(clock, "clock");
       return this;
     }
 
