@@ -1,6 +1,7 @@
 package io.servicehooks.spring;
 
 import java.net.URI;
+import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
@@ -28,6 +29,18 @@ public class RegistrationProperties {
    */
   private boolean allowInsecureUrl;
 
+  /**
+   * How often the webhook's valid flag is read from the platform once registered; a webhook the
+   * platform switched off after failed CRC checks is revalidated. At least 1s.
+   */
+  private Duration checkInterval = Duration.ofMinutes(15);
+
+  /**
+   * How long without an answered CRC check (the platform checks hourly) makes the application look
+   * at the webhook's valid flag at once. At least 1s.
+   */
+  private Duration checkSilence = Duration.ofMinutes(75);
+
   public String getPublicUrl() {
     return publicUrl;
   }
@@ -50,6 +63,22 @@ public class RegistrationProperties {
 
   public void setAllowInsecureUrl(boolean allowInsecureUrl) {
     this.allowInsecureUrl = allowInsecureUrl;
+  }
+
+  public Duration getCheckInterval() {
+    return checkInterval;
+  }
+
+  public void setCheckInterval(Duration checkInterval) {
+    this.checkInterval = checkInterval;
+  }
+
+  public Duration getCheckSilence() {
+    return checkSilence;
+  }
+
+  public void setCheckSilence(Duration checkSilence) {
+    this.checkSilence = checkSilence;
   }
 
   @Override

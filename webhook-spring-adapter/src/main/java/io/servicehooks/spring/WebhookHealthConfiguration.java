@@ -1,5 +1,6 @@
 package io.servicehooks.spring;
 
+import io.servicehooks.core.WebhookConsumer;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
@@ -19,8 +20,8 @@ final class WebhookHealthConfiguration {
 
   @Bean
   @ConditionalOnMissingBean(name = "webhookHealthIndicator")
-  HealthIndicator webhookHealthIndicator(WebhookProperties properties) {
+  HealthIndicator webhookHealthIndicator(WebhookProperties properties, WebhookConsumer consumer) {
     return new WebhookHealthIndicator(
-        properties.getPath(), properties.getAcknowledgement().getMode());
+        properties.getPath(), properties.getAcknowledgement().getMode(), consumer);
   }
 }

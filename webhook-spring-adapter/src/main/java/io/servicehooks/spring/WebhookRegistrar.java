@@ -3,11 +3,13 @@ package io.servicehooks.spring;
 import io.servicehooks.registration.Webhook;
 import io.servicehooks.registration.WebhookApiException;
 import io.servicehooks.registration.WebhookClient;
+import io.servicehooks.registration.WebhookWatch;
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.context.ApplicationListener;
 import org.springframework.core.env.Environment;
@@ -16,9 +18,17 @@ import org.springframework.core.env.Environment;
  * Once the application is ready (its endpoint answers CRC checks), makes sure the public URL is
  * registered with the platform, on a thread of its own so that a slow platform never holds up the
  * application. The outcome is logged; a failure never stops the application, which keeps serving
- * deliveries for a webhook registered by other means.
+ * deliveries for a webhook registered by other means. Then a {@link WebhookWatch} keeps the webhook
+ * switched on ({@code servicehooks.registration.check-interval} and {@code check-silence}) until
+ * the context closes.
  */
-final class WebhookRegistrar implements ApplicationListener<ApplicationReadyEvent> {
+final class WebhookRegistrar implements ApplicationListener<ApplicationReadyEvent>, DisposableBean {
+
+  /** Hands the watch a registry to count revalidations in; a bean only where Micrometer is. */
+  @FunctionalInterface
+  interface WatchMetrics {
+    void bindTo(WebhookWatch.Builder watch);
+  }
 
   private static final Logger log = LoggerFactory.getLogger(WebhookRegistrar.class);
 
@@ -27,11 +37,41 @@ final class WebhookRegistrar implements ApplicationListener<ApplicationReadyEven
   private final Environment environment;
   private final AtomicBoolean started = new AtomicBoolean();
   private final CompletableFuture<Webhook> outcome = new CompletableFuture<>();
+  private final WebhookWatch.Builder watchBuilder;
+  private final Object watchLock = new Object();
+  private WebhookWatch watch; // guarded by watchLock; null until registration was tried
+  private boolean destroyed; // guarded by watchLock
 
-  WebhookRegistrar(WebhookClient client, String publicUrl, Environment environment) {
+  WebhookRegistrar(
+      WebhookClient client,
+      String publicUrl,
+      Environment environment,
+      WebhookWatch.Builder watchBuilder) {
     this.client = client;
     this.publicUrl = publicUrl;
     this.environment = environment;
+    this.watchBuilder = watchBuilder;
+  }
+
+  /** Stops the watch with the context. */
+  @Override
+  public void destroy() {
+    synchronized (watchLock) {
+      destroyed = true;
+      if (watch != null) {
+        watch.close();
+      }
+    }
+  }
+
+  /** Starts the watch over {@code url} once, whatever registration's outcome. */
+  private void watch(String url) {
+    synchronized (watchLock) {
+      if (destroyed || watch != null) {
+        return;
+      }
+      watch = watchBuilder.webhookUrl(url).build().start();
+    }
   }
 
   @Override
@@ -62,6 +102,14 @@ final class WebhookRegistrar implements ApplicationListener<ApplicationReadyEven
       outcome.completeExceptionally(unresolved);
       return;
     }
+    try {
+      registerOnce(url);
+    } finally {
+      watch(url);
+    }
+  }
+
+  private void registerOnce(String url) {
     try {
       Webhook webhook = client.ensureRegistered(url);
       if (webhook.valid()) {

@@ -1,6 +1,11 @@
 package io.servicehooks.spring;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.servicehooks.core.WebhookConsumer;
 import io.servicehooks.registration.WebhookClient;
+import io.servicehooks.registration.WebhookWatch;
+import java.time.Duration;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -70,8 +75,35 @@ final class WebhookRegistrationConfiguration {
   WebhookRegistrar webhookRegistrar(
       WebhookClient client,
       RegistrationProperties properties,
-      ConfigurableEnvironment environment) {
-    return new WebhookRegistrar(client, properties.getPublicUrl(), environment);
+      ConfigurableEnvironment environment,
+      WebhookConsumer consumer,
+      ObjectProvider<WebhookRegistrar.WatchMetrics> metrics) {
+    WebhookWatch.Builder watch =
+        WebhookWatch.builder()
+            .client(client)
+            .checkInterval(atLeastOneSecond(properties.getCheckInterval(), "check-interval"))
+            .silence(atLeastOneSecond(properties.getCheckSilence(), "check-silence"))
+            .lastCrcAnswered(consumer::lastCrcAnswered);
+    metrics.ifAvailable(m -> m.bindTo(watch));
+    return new WebhookRegistrar(client, properties.getPublicUrl(), environment, watch);
+  }
+
+  private static Duration atLeastOneSecond(Duration value, String property) {
+    if (value == null || value.compareTo(WebhookWatch.MIN_PERIOD) < 0) {
+      throw new IllegalStateException(
+          "servicehooks.registration." + property + " must be at least 1s but was " + value);
+    }
+    return value;
+  }
+
+  /** Counts the watch's revalidations in the application's registry, when it has one. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(MeterRegistry.class)
+  static class WatchMetricsConfiguration {
+    @Bean
+    WebhookRegistrar.WatchMetrics webhookWatchMetrics(ObjectProvider<MeterRegistry> registry) {
+      return watch -> registry.ifUnique(watch::meterRegistry);
+    }
   }
 
   private static String variable(PropertySource<?> env, String name) {

@@ -172,7 +172,7 @@ final class CatchUpWiring {
   }
 
   /** A duration given in milliseconds from {@code min} to {@code max}; {@code otherwise} unset. */
-  private static Duration millis(
+  static Duration millis(
       Map<String, String> env, Variable name, Duration otherwise, long min, long max)
       throws ConsumerMain.ConfigException {
     String v = name.value(env);

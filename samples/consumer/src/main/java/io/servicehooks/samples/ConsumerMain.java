@@ -2,6 +2,7 @@ package io.servicehooks.samples;
 
 import io.micrometer.observation.ObservationRegistry;
 import io.servicehooks.catchup.CatchUp;
+import io.servicehooks.registration.WebhookWatch;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.util.Map;
@@ -37,6 +38,8 @@ public final class ConsumerMain {
           + "             SERVICE_API_BASE_URL, SERVICE_API_KEY, SERVICE_API_SECRET or SERVICE_BEARER_TOKEN,\n"
           + "             WEBHOOK_URL or CATCH_UP_WEBHOOK_ID, and REDIS_URL, DATABASE_URL or CATCH_UP_FILE;\n"
           + "             CATCH_UP_HEARTBEAT_MS, CATCH_UP_GAP_THRESHOLD_MS),\n"
+          + "             WEBHOOK_URL alone: registered and kept valid (WEBHOOK_CHECK_INTERVAL_MS,\n"
+          + "             WEBHOOK_CHECK_SILENCE_MS; with SERVICE_API_BASE_URL and the credentials),\n"
           + "             DELIVERY=webhook|stream|both (with SERVICE_API_BASE_URL, the credentials above and\n"
           + "             STREAM_BACKFILL_MINUTES=0..5)";
 
@@ -74,6 +77,7 @@ public final class ConsumerMain {
     Command command;
     long listenerDelayMs;
     CatchUpWiring.Config catchUpConfig;
+    WebhookCheckWiring.Config checkConfig;
     StreamWiring.Config streamConfig;
     boolean listenerFail;
     Tracing tracing;
@@ -82,6 +86,7 @@ public final class ConsumerMain {
       listenerDelayMs = ConsumerSettingsReader.listenerDelayMs(env);
       listenerFail = ConsumerSettingsReader.bool(env, ConsumerVariables.LISTENER_FAIL, false);
       catchUpConfig = command.help() || command.demo() ? null : CatchUpWiring.parse(env);
+      checkConfig = command.help() || command.demo() ? null : WebhookCheckWiring.parse(env);
       streamConfig = command.help() || command.demo() ? null : StreamWiring.parse(env);
       if (streamConfig != null
           && streamConfig.streamOnly()
@@ -135,11 +140,25 @@ public final class ConsumerMain {
     if (catchUp[0] != null) {
       catchUp[0].start(); // once the consumer answers: the replay may follow at once
     }
+    WebhookWatch watch = null;
+    if (checkConfig != null && consumer.servesWebhook()) {
+      // Once the consumer answers: the first check may register the webhook (a CRC check).
+      watch =
+          WebhookCheckWiring.start(
+              checkConfig, consumer.webhookConsumer(), consumer.meterRegistry());
+      log.info("Keeping the webhook switched on: {}", watch);
+    } else if (checkConfig != null) {
+      log.info("DELIVERY=stream serves no webhook: WEBHOOK_URL is not checked");
+    }
+    WebhookWatch started = watch;
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
                 () -> {
+                  if (started != null) {
+                    started.close();
+                  }
                   if (catchUp[0] != null) {
                     catchUp[0].close();
                   }

@@ -132,7 +132,7 @@ final class ConsumerVariables {
       new Variable(
           "SERVICE_API_BASE_URL",
           null,
-          "required with CATCH_UP=true",
+          "required with CATCH_UP=true, WEBHOOK_URL or DELIVERY=stream",
           "the platform's API address");
   static final Variable SERVICE_API_KEY =
       new Variable("SERVICE_API_KEY", null, "unset", "the app's API key (a token is fetched)");
@@ -149,7 +149,10 @@ final class ConsumerVariables {
       new Variable("CATCH_UP", null, "false", "heal this consumer's own downtime with a replay");
   static final Variable WEBHOOK_URL =
       new Variable(
-          "WEBHOOK_URL", null, "unset", "the consumer's public URL: registered and replayed");
+          "WEBHOOK_URL",
+          null,
+          "unset",
+          "the consumer's public URL: registered, kept valid, and replayed with CATCH_UP");
   static final Variable CATCH_UP_WEBHOOK_ID =
       new Variable("CATCH_UP_WEBHOOK_ID", null, "unset", "the registered webhook's id");
   static final Variable CATCH_UP_FILE =
@@ -170,6 +173,20 @@ final class ConsumerVariables {
           null,
           "120000",
           "how old the last heartbeat, or how long every delivery refused, must be for a replay");
+
+  // ---- keeping the webhook switched on (WebhookCheckWiring) ----
+  static final Variable WEBHOOK_CHECK_INTERVAL_MS =
+      new Variable(
+          "WEBHOOK_CHECK_INTERVAL_MS",
+          null,
+          "900000",
+          "with WEBHOOK_URL: how often the webhook's valid flag is read (revalidated when false)");
+  static final Variable WEBHOOK_CHECK_SILENCE_MS =
+      new Variable(
+          "WEBHOOK_CHECK_SILENCE_MS",
+          null,
+          "4500000",
+          "with WEBHOOK_URL: no CRC check answered for this long makes it look at once");
 
   // ---- the activity stream (StreamWiring) ----
   static final Variable DELIVERY =
@@ -235,6 +252,8 @@ final class ConsumerVariables {
           CATCH_UP_FILE,
           CATCH_UP_HEARTBEAT_MS,
           CATCH_UP_GAP_THRESHOLD_MS,
+          WEBHOOK_CHECK_INTERVAL_MS,
+          WEBHOOK_CHECK_SILENCE_MS,
           OTEL_EXPORTER_OTLP_ENDPOINT,
           OTEL_EXPORTER_OTLP_PROTOCOL,
           OTEL_EXPORTER_OTLP_HEADERS,

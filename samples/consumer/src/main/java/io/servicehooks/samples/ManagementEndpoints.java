@@ -1,6 +1,7 @@
 package io.servicehooks.samples;
 
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.servicehooks.core.WebhookConsumer;
 import io.servicehooks.postgres.PostgresInbox;
 import io.servicehooks.stream.ActivityStream;
 import io.undertow.Handlers;
@@ -25,6 +26,7 @@ final class ManagementEndpoints {
   private final PostgresInbox inbox; // null: not durable
   private final Probes probes;
   private volatile ActivityStream stream; // null: webhook only, or not started yet
+  private volatile WebhookConsumer webhook; // null: no webhook served (stream mode)
 
   ManagementEndpoints(PrometheusMeterRegistry registry, DataSource database, PostgresInbox inbox) {
     this.registry = registry;
@@ -35,6 +37,11 @@ final class ManagementEndpoints {
   /** The stream whose health {@code /health} reports, once it started. */
   void stream(ActivityStream stream) {
     this.stream = stream;
+  }
+
+  /** The consumer whose last CRC answer {@code /health} shows: it serves a webhook. */
+  void crcAnswers(WebhookConsumer consumer) {
+    this.webhook = consumer;
   }
 
   Probes probes() {
@@ -65,8 +72,20 @@ final class ManagementEndpoints {
         exchange.getResponseSender().send("{\"status\":\"DOWN\",\"stream\":\"" + s.state() + "\"}");
         return;
       }
-      exchange.getResponseSender().send("{\"status\":\"UP\"}");
+      exchange.getResponseSender().send("{\"status\":\"UP\"" + crcDetail() + "}");
     };
+  }
+
+  /**
+   * {@code ,"crc_last_answered":"<instant>"} (null before the first check) when a webhook is
+   * served: a webhook the platform switched off after failed checks gets no CRC check either.
+   */
+  private String crcDetail() {
+    WebhookConsumer w = webhook;
+    if (w == null) {
+      return "";
+    }
+    return ",\"crc_last_answered\":" + w.lastCrcAnswered().map(t -> "\"" + t + "\"").orElse("null");
   }
 
   /** {@code /metrics}: the registry's Prometheus text, scraped on a worker thread. */

@@ -243,6 +243,7 @@ public final class StandaloneConsumer implements AutoCloseable {
             .port(settings.port())
             .path(settings.path());
     Probes probes = endpoints.probes();
+    endpoints.crcAnswers(consumer);
     if (!settings.hasManagementPort()) {
       server
           .route("/health", endpoints.health())
@@ -333,6 +334,21 @@ public final class StandaloneConsumer implements AutoCloseable {
     return management == null
         ? Settings.NO_MANAGEMENT_PORT
         : ManagementEndpoints.boundPort(management);
+  }
+
+  /** The consumer served, for what runs beside it (the webhook watch). */
+  WebhookConsumer webhookConsumer() {
+    return consumer;
+  }
+
+  /** The registry {@code /metrics} scrapes. */
+  MeterRegistry meterRegistry() {
+    return registry;
+  }
+
+  /** Whether a webhook is served (false with {@code DELIVERY=stream}). */
+  boolean servesWebhook() {
+    return server != null;
   }
 
   /** The Prometheus text of the current meters. */
