@@ -570,6 +570,25 @@ final class WebhookAutoConfigurationTest {
   }
 
   @Test
+  void registration_checkIntervalOrSilenceBelowOneSecond_failsStartupNamingIt() {
+    for (String property : List.of("check-interval", "check-silence")) {
+      configured
+          .withPropertyValues(
+              "servicehooks.registration.public-url=https://hooks.example.org/webhooks",
+              "servicehooks.registration.base-url=https://api.example.com",
+              "servicehooks.registration." + property + "=999ms")
+          .withInitializer(FakeEnvironment.of(Map.of("SERVICE_BEARER_TOKEN", "t")))
+          .run(
+              context ->
+                  assertThat(context)
+                      .getFailure()
+                      .rootCause()
+                      .hasMessageContaining("servicehooks.registration." + property)
+                      .hasMessageContaining("at least 1s"));
+    }
+  }
+
+  @Test
   void registration_withoutBaseUrl_failsStartup() {
     configured
         .withPropertyValues(
