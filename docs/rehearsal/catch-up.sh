@@ -10,8 +10,8 @@ say() { echo; echo "### $(date -u +%H:%M:%S) $*"; }
 CPORT=18080
 PREFIX="servicehooks:rehearsal-$$"
 
-say "1. simulate, with the retry schedule compressed to 2s,4s,8s"
-java -jar "$REPO/webhook-cli/target/servicehooks-cli.jar" simulate --port 19000 --retries 2s,4s,8s > "$OUT/simulate.out" 2> "$OUT/simulate.log" &
+say "1. simulate, with the retry schedule compressed to 2s,4s,8s and a CRC check every minute"
+java -jar "$REPO/webhook-cli/target/servicehooks-cli.jar" simulate --port 19000 --retries 2s,4s,8s --recheck-every PT1M > "$OUT/simulate.out" 2> "$OUT/simulate.log" &
 SIM=$!
 until grep -q SERVICE_CONSUMER_SECRET "$OUT/simulate.out" 2>/dev/null; do sleep 0.2; done
 cat "$OUT/simulate.out"

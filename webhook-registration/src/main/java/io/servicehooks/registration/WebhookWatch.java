@@ -88,6 +88,7 @@ public final class WebhookWatch implements AutoCloseable {
   private Instant silenceSeenFor; // the CRC time whose silence was already checked
   private boolean switchedOff; // an episode is running: the WARN was logged
   private boolean checkFailing; // the last check could not ask the platform
+  private boolean seen; // the webhook was registered once: missing later is an episode
 
   private WebhookWatch(Builder b) {
     this.client = b.client;
@@ -193,18 +194,43 @@ public final class WebhookWatch implements AutoCloseable {
       }
       return;
     }
+    if (found.isEmpty() && !seen) {
+      // Not registered yet: a start-up's registration, not a webhook the platform switched off.
+      register();
+      return;
+    }
+    seen = true;
     if (!switchedOff) {
       switchedOff = true;
-      Optional<Instant> crc = lastCrcAnswered.get();
-      log.warn(
-          "{}: the platform delivers nothing to it until it is revalidated (last CRC check"
-              + " answered here: {}); revalidating",
-          found.isPresent()
-              ? "The platform has switched webhook " + found.get().id() + " off (valid=false)"
-              : "Webhook " + url + " is no longer registered",
-          crc.map(Instant::toString).orElse("none since start"));
+      String crc = lastCrcAnswered.get().map(Instant::toString).orElse("none since start");
+      if (found.isPresent()) {
+        log.warn(
+            "Webhook {} ({}) is switched off by the platform (valid=false, after a failed CRC"
+                + " check): nothing is delivered to it until it is revalidated; last CRC check"
+                + " answered here: {}. Revalidating",
+            found.get().id(),
+            url,
+            crc);
+      } else {
+        log.warn(
+            "Webhook {} is no longer registered: nothing is delivered to it; last CRC check"
+                + " answered here: {}. Registering it again",
+            url,
+            crc);
+      }
     }
     revalidate(found);
+  }
+
+  private void register() {
+    try {
+      Webhook webhook = client.ensureRegistered(url);
+      seen = true;
+      log.info("Webhook {} registered for {}, valid={}", webhook.id(), url, webhook.valid());
+    } catch (IOException e) {
+      log.warn(
+          "Registering webhook {} failed ({}); trying again in {}", url, describe(e), interval);
+    }
   }
 
   private void revalidate(Optional<Webhook> found) {

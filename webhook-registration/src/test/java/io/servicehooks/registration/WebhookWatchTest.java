@@ -90,11 +90,27 @@ final class WebhookWatchTest {
   }
 
   @Test
-  void firstTick_notRegistered_registersIt() throws Exception {
-    watch().tick();
+  void firstTick_notRegistered_registersItQuietly_deletedLater_isAnEpisode() throws Exception {
+    WebhookWatch watch = watch();
+    watch.tick();
+
+    assertThat(client.list()).extracting(Webhook::url).containsExactly(url);
+    assertThat(revalidations("revalidated")).isZero();
+    assertThat(warnings()).isZero();
+
+    client.delete(client.list().get(0).id());
+    time.advance(Duration.ofMinutes(15));
+    watch.tick();
 
     assertThat(client.list()).extracting(Webhook::url).containsExactly(url);
     assertThat(revalidations("revalidated")).isEqualTo(1);
+    assertThat(warnings()).isEqualTo(1);
+    assertThat(log.list)
+        .filteredOn(e -> e.getLevel() == Level.WARN)
+        .first()
+        .extracting(ILoggingEvent::getFormattedMessage)
+        .asString()
+        .contains("is no longer registered");
   }
 
   @Test
@@ -120,7 +136,7 @@ final class WebhookWatchTest {
         .first()
         .extracting(ILoggingEvent::getFormattedMessage)
         .asString()
-        .contains("switched webhook " + id + " off", "revalidating");
+        .contains("Webhook " + id, "switched off by the platform", "Revalidating");
   }
 
   @Test
