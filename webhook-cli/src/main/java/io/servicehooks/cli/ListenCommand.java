@@ -81,7 +81,7 @@ final class ListenCommand implements Callable<Integer> {
     boolean useKey = key != null && secret != null;
     StreamTap tap =
         new StreamTap(
-            top.baseUri(),
+            top.credentialSafe(top.baseUri()),
             useKey ? null : token,
             useKey ? key : null,
             useKey ? secret : null,
