@@ -109,7 +109,9 @@ final class AuthCommand implements Runnable {
     }
     UserCredentialsFile file = file(top, option);
     return file.read()
-        .map(saved -> new Found(saved.credentials(), file.path().toString(), false, saved.platform()));
+        .map(
+            saved ->
+                new Found(saved.credentials(), file.path().toString(), false, saved.platform()));
   }
 
   /** The credentials in force, or a usage error that says how to sign in. */

@@ -92,8 +92,7 @@ final class BoundedAnswer {
   }
 
   private static HttpTimeoutException timedOut(Duration budget) {
-    return new HttpTimeoutException(
-        "no complete answer within " + budget.toMillis() + " ms");
+    return new HttpTimeoutException("no complete answer within " + budget.toMillis() + " ms");
   }
 
   private static IOException asIOException(Throwable failure) {

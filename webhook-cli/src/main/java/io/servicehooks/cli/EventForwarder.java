@@ -25,7 +25,8 @@ final class EventForwarder {
   /** How long one attempt's whole answer may take; the platform gives a consumer 10 s. */
   static final Duration ANSWER_BUDGET = Duration.ofSeconds(9);
 
-  private static final List<Duration> RETRY_WAITS = List.of(Duration.ofSeconds(1), Duration.ofSeconds(2));
+  private static final List<Duration> RETRY_WAITS =
+      List.of(Duration.ofSeconds(1), Duration.ofSeconds(2));
   private static final int MAX_ANSWER_BYTES = 64 * 1024;
 
   /**

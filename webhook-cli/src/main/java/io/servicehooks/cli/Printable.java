@@ -1,9 +1,9 @@
 package io.servicehooks.cli;
 
 /**
- * Text that the platform, a consumer or a request controls, made safe for one terminal or log
- * line: control characters (and the Unicode line and paragraph separators) escaped, so no text
- * can forge a line of its own, and cut at {@value #MAX_CHARS} characters.
+ * Text that the platform, a consumer or a request controls, made safe for one terminal or log line:
+ * control characters (and the Unicode line and paragraph separators) escaped, so no text can forge
+ * a line of its own, and cut at {@value #MAX_CHARS} characters.
  */
 final class Printable {
 

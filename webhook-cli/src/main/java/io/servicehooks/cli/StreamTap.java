@@ -24,11 +24,11 @@ import java.util.function.Predicate;
  * +250 ms per network failure up to 16 s, 5 s doubling up to 320 s on HTTP errors, 60 s doubling on
  * 429 or until {@code x-rate-limit-reset}), asks for backfill after a gap, and treats 30 s without
  * a complete line (keep-alives, bare newlines, come every 20 s) as a dead connection: a trickle of
- * bytes that never ends a line is not a live stream. A token request that fails for the moment
- * (a 429, a 5xx, no complete answer within its budget) takes the same back-off; only a refusal of
- * the credentials (401, 403) ends it. Text the platform controls is printed through {@link
- * Printable}. The production reader with metrics and
- * the consumer pipeline is the {@code webhook-stream} module.
+ * bytes that never ends a line is not a live stream. A token request that fails for the moment (a
+ * 429, a 5xx, no complete answer within its budget) takes the same back-off; only a refusal of the
+ * credentials (401, 403) ends it. Text the platform controls is printed through {@link Printable}.
+ * The production reader with metrics and the consumer pipeline is the {@code webhook-stream}
+ * module.
  *
  * <p>This class is the connection loop and its back-off; the token is {@link StreamToken}'s, each
  * waits are {@link ReconnectBackoff}'s, each line goes to {@link StreamLines} (printing, {@link
@@ -162,7 +162,9 @@ final class StreamTap {
           return Outcome.REFUSED;
         }
         if (status == 429) {
-          wait = backoff.afterRateLimit(response.headers().firstValue("x-rate-limit-reset").orElse(null));
+          wait =
+              backoff.afterRateLimit(
+                  response.headers().firstValue("x-rate-limit-reset").orElse(null));
           cause = "HTTP 429" + StreamToken.platformMessage(body);
         } else {
           wait = backoff.afterHttpError();
@@ -250,11 +252,11 @@ final class StreamTap {
   }
 
   /**
-   * Reads the stream until it ends, fails, stalls or the tap is stopped. The body arrives as
-   * chunks through a subscriber and this thread polls for them, so an interrupt, {@link #stop()}
-   * and a stall are all noticed within a quarter second, never stuck in a blocking read. The stall
-   * clock runs from the last complete line (a keep-alive is one) and restarts once a line was
-   * handled, so a slow forward is not taken for a silent platform.
+   * Reads the stream until it ends, fails, stalls or the tap is stopped. The body arrives as chunks
+   * through a subscriber and this thread polls for them, so an interrupt, {@link #stop()} and a
+   * stall are all noticed within a quarter second, never stuck in a blocking read. The stall clock
+   * runs from the last complete line (a keep-alive is one) and restarts once a line was handled, so
+   * a slow forward is not taken for a silent platform.
    *
    * @return whether it ended because no line came for the stall time-out
    */

@@ -110,7 +110,8 @@ final class StreamToken {
             .timeout(ANSWER_BUDGET)
             .header(
                 "Authorization",
-                "Basic " + Base64.getEncoder().encodeToString(pair.getBytes(StandardCharsets.UTF_8)))
+                "Basic "
+                    + Base64.getEncoder().encodeToString(pair.getBytes(StandardCharsets.UTF_8)))
             .header("Content-Type", "application/x-www-form-urlencoded;charset=UTF-8")
             .header("User-Agent", "servicehooks-cli")
             .POST(HttpRequest.BodyPublishers.ofString("grant_type=client_credentials"))

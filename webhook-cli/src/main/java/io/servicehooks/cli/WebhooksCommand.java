@@ -79,8 +79,7 @@ final class WebhooksCommand implements Runnable {
       name = "ensure",
       mixinStandardHelpOptions = true,
       description = "Make sure URL is registered and valid: keep, revalidate or create it.")
-  int ensure(
-      @Parameters(paramLabel = "URL", description = "https URL of the consumer") String url)
+  int ensure(@Parameters(paramLabel = "URL", description = "https URL of the consumer") String url)
       throws IOException {
     WebhookClient.checkWebhookUrl(url, top.allowInsecureUrl);
     top.output().webhook(top.client().ensureRegistered(url));

@@ -115,7 +115,12 @@ final class InsecureUrlTest {
       Cli.Run refused = Cli.run(env, "send", consumer.url("/webhook"), "--type", "post.create");
       Cli.Run sent =
           Cli.run(
-              env, "--allow-insecure-url", "send", consumer.url("/webhook"), "--type", "post.create");
+              env,
+              "--allow-insecure-url",
+              "send",
+              consumer.url("/webhook"),
+              "--type",
+              "post.create");
 
       assertThat(refused.exitCode()).isEqualTo(2);
       assertThat(refused.err()).contains("--allow-insecure-url");

@@ -131,7 +131,8 @@ final class ListenTroubleTest {
     FakePlatform platform = platform();
     platform.on(
         "/oauth2/token",
-        FakePlatform.json(429, "{\"title\":\"Too Many Requests\"}", "x-rate-limit-reset", HUGE_RESET));
+        FakePlatform.json(
+            429, "{\"title\":\"Too Many Requests\"}", "x-rate-limit-reset", HUGE_RESET));
 
     Listening listening = listen(env(platform.baseUrl()));
 
@@ -151,7 +152,8 @@ final class ListenTroubleTest {
     platform.on("/oauth2/token", FakePlatform.token("T1"));
     platform.on(
         "/2/activity/stream",
-        FakePlatform.json(429, "{\"title\":\"Too Many Requests\"}", "x-rate-limit-reset", HUGE_RESET));
+        FakePlatform.json(
+            429, "{\"title\":\"Too Many Requests\"}", "x-rate-limit-reset", HUGE_RESET));
 
     Listening listening = listen(env(platform.baseUrl()));
 
@@ -168,9 +170,7 @@ final class ListenTroubleTest {
   void tokenAnswerStalls_fiveOf200Bytes_timesOutThenRetriesAndConnects() throws Exception {
     FakePlatform platform = platform();
     platform.on(
-        "/oauth2/token",
-        FakePlatform.stalledBody(200, 200, "{\"tok"),
-        FakePlatform.token("T1"));
+        "/oauth2/token", FakePlatform.stalledBody(200, 200, "{\"tok"), FakePlatform.token("T1"));
     platform.on("/2/activity/stream", FakePlatform.keepAlives());
 
     Listening listening = listen(env(platform.baseUrl()));
@@ -188,9 +188,7 @@ final class ListenTroubleTest {
     FakePlatform platform = platform();
     platform.on("/oauth2/token", FakePlatform.token("T1"));
     platform.on(
-        "/2/activity/stream",
-        FakePlatform.stream(null, "x", 200),
-        FakePlatform.keepAlives());
+        "/2/activity/stream", FakePlatform.stream(null, "x", 200), FakePlatform.keepAlives());
 
     Listening listening = listen(env(platform.baseUrl()), "--stall-timeout", "PT2S");
 
@@ -211,10 +209,7 @@ final class ListenTroubleTest {
 
     await().atMost(Duration.ofSeconds(10)).until(() -> listening.err().contains("Listening on"));
     // several stall time-outs pass with keep-alives only: the one connection is kept
-    await()
-        .pollDelay(Duration.ofSeconds(5))
-        .atMost(Duration.ofSeconds(10))
-        .until(() -> true);
+    await().pollDelay(Duration.ofSeconds(5)).atMost(Duration.ofSeconds(10)).until(() -> true);
     assertThat(platform.count("/2/activity/stream")).isEqualTo(1);
   }
 
@@ -227,7 +222,11 @@ final class ListenTroubleTest {
             + "\"}]}\n";
     String eventLine =
         Events.activity(
-                "e\r\nFORGED-ID", "post.create\nFORGED out line", Map.of("user_id", "1"), "t", Map.of())
+                "e\r\nFORGED-ID",
+                "post.create\nFORGED out line",
+                Map.of("user_id", "1"),
+                "t",
+                Map.of())
             + "\n";
     FakePlatform platform = platform();
     platform.on("/oauth2/token", FakePlatform.token("T1"));
@@ -237,7 +236,9 @@ final class ListenTroubleTest {
 
     await()
         .atMost(Duration.ofSeconds(10))
-        .until(() -> listening.err().contains("operational-disconnect") && !listening.lines().isEmpty());
+        .until(
+            () ->
+                listening.err().contains("operational-disconnect") && !listening.lines().isEmpty());
     for (String line : listening.err().split("\\R")) {
       assertThat(line).doesNotStartWith("FORGED").hasSizeLessThan(400);
     }
