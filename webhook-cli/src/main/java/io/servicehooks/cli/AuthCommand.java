@@ -268,6 +268,9 @@ final class AuthCommand implements Runnable {
             node.put("user_id", f.credentials().userId());
             node.put("screen_name", f.credentials().screenName());
             node.put("source", f.fromEnvironment() ? "environment" : "file");
+            if (f.platform() != null) {
+              node.put("base_url", f.platform().toString());
+            }
           });
       node.put("credentials_file", file(top, fileOption).path().toString());
       out.println(Output.JSON.writeValueAsString(node));
@@ -284,6 +287,9 @@ final class AuthCommand implements Runnable {
               : "the user of the token in " + ENV_TOKEN + " (user not recorded)";
       out.println("Signed in as " + who + ".");
       out.println("Credentials from " + found.get().source() + ".");
+      if (found.get().platform() != null) {
+        out.println("Issued by " + found.get().platform() + ": used there only.");
+      }
     }
     out.flush();
     return found.isPresent() ? ServicehooksCli.EXIT_OK : ServicehooksCli.EXIT_API_ERROR;

@@ -142,7 +142,8 @@ final class AuthCommandTest {
     Cli.Run json = run("--json", "auth", "status");
 
     assertThat(status.exitCode()).isZero();
-    assertThat(status.out()).contains("@alice", USER_ID, defaultFile().toString());
+    assertThat(status.out())
+        .contains("@alice", USER_ID, defaultFile().toString(), "Issued by " + platform.baseUrl());
     assertThat(JSON.readTree(json.out()).get("credentials_file").asText())
         .isEqualTo(defaultFile().toString());
     String secret = savedSecret(defaultFile());
