@@ -142,7 +142,7 @@ final class ListenTroubleTest {
     assertThat(listening.exit).isNotDone();
     // 60 s plus up to a tenth of jitter: the reset header is ignored, the doubling starts at 60 s
     assertThat(listening.err())
-        .containsPattern("HTTP 429.*retrying in 6[0-5][0-9]{3} ms")
+        .containsPattern("HTTP 429.*retrying in 6[0-6][0-9]{3} ms")
         .doesNotContain("refused the API key", "Exception", "\tat ");
   }
 
@@ -162,7 +162,7 @@ final class ListenTroubleTest {
         .until(() -> listening.err().contains("retrying in") || listening.exit.isDone());
     assertThat(listening.exit).isNotDone();
     assertThat(listening.err())
-        .containsPattern("HTTP 429.*retrying in 6[0-5][0-9]{3} ms")
+        .containsPattern("HTTP 429.*retrying in 6[0-6][0-9]{3} ms")
         .doesNotContain("DateTimeException", "\tat ");
   }
 
