@@ -1,5 +1,6 @@
 package io.servicehooks.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.servicehooks.registration.AccessType;
 import io.servicehooks.registration.RequestToken;
@@ -12,6 +13,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -62,8 +64,14 @@ final class AuthCommand implements Runnable {
     Path path;
   }
 
-  /** The user's credentials in force and where they came from. */
-  record Found(UserCredentials credentials, String source, boolean fromEnvironment) {}
+  /**
+   * The user's credentials in force, where they came from, and the platform that issued them (null
+   * when not recorded: credentials from the environment).
+   */
+  record Found(UserCredentials credentials, String source, boolean fromEnvironment, URI platform) {}
+
+  /** The platform's code for "invalid or expired token": the token no longer works anywhere. */
+  static final int CODE_INVALID_TOKEN = 89;
 
   @Override
   public void run() {
@@ -96,10 +104,14 @@ final class AuthCommand implements Runnable {
           new Found(
               UserCredentials.of(token, secret),
               "the environment (" + ENV_TOKEN + ", " + ENV_TOKEN_SECRET + ")",
-              true));
+              true,
+              null));
     }
     UserCredentialsFile file = file(top, option);
-    return file.read().map(c -> new Found(c, file.path().toString(), false));
+    return file.read()
+        .map(
+            saved ->
+                new Found(saved.credentials(), file.path().toString(), false, saved.platform()));
   }
 
   /** The credentials in force, or a usage error that says how to sign in. */
@@ -124,7 +136,55 @@ final class AuthCommand implements Runnable {
           "acting for a user needs SERVICE_API_KEY and SERVICE_API_SECRET in the environment"
               + " (a bearer token alone cannot sign for a user)");
     }
-    return top.client(false);
+    return top.client();
+  }
+
+  /**
+   * A client for the platform that issued the user's credentials: the one the credentials file
+   * names, else the one configured. A token is sent to no other platform.
+   *
+   * @throws ServicehooksCli.UsageException when {@code --base-url} or {@code SERVICE_API_BASE_URL}
+   *     names another platform than the file, in one line, before any call
+   */
+  static WebhookClient userPlatformClient(TopCommand top, Found found) {
+    if (found.platform() == null) {
+      return appClient(top);
+    }
+    URI given = top.givenBaseUri();
+    if (given != null && !samePlatform(given, found.platform())) {
+      throw new ServicehooksCli.UsageException(
+          "the user's credentials in "
+              + found.source()
+              + " were issued by "
+              + found.platform()
+              + ", not by "
+              + given
+              + ": unset SERVICE_API_BASE_URL and --base-url to act for this user there, or run"
+              + " `servicehooks auth login` against "
+              + given);
+    }
+    if (top.env("SERVICE_API_KEY") == null || top.env("SERVICE_API_SECRET") == null) {
+      appClient(top); // says what is missing
+    }
+    return top.client(found.platform());
+  }
+
+  /** Same scheme, host, port and path (without trailing slashes), case aside where it may be. */
+  static boolean samePlatform(URI a, URI b) {
+    return key(a).equals(key(b));
+  }
+
+  private static String key(URI uri) {
+    String scheme = uri.getScheme().toLowerCase(Locale.ROOT);
+    int port = uri.getPort();
+    if (port == -1) {
+      port = scheme.equals("https") ? 443 : 80;
+    }
+    String path = uri.getRawPath() == null ? "" : uri.getRawPath();
+    while (path.endsWith("/")) {
+      path = path.substring(0, path.length() - 1);
+    }
+    return scheme + "://" + uri.getHost().toLowerCase(Locale.ROOT) + ":" + port + path;
   }
 
   @Command(
@@ -208,6 +268,9 @@ final class AuthCommand implements Runnable {
             node.put("user_id", f.credentials().userId());
             node.put("screen_name", f.credentials().screenName());
             node.put("source", f.fromEnvironment() ? "environment" : "file");
+            if (f.platform() != null) {
+              node.put("base_url", f.platform().toString());
+            }
           });
       node.put("credentials_file", file(top, fileOption).path().toString());
       out.println(Output.JSON.writeValueAsString(node));
@@ -224,6 +287,9 @@ final class AuthCommand implements Runnable {
               : "the user of the token in " + ENV_TOKEN + " (user not recorded)";
       out.println("Signed in as " + who + ".");
       out.println("Credentials from " + found.get().source() + ".");
+      if (found.get().platform() != null) {
+        out.println("Issued by " + found.get().platform() + ": used there only.");
+      }
     }
     out.flush();
     return found.isPresent() ? ServicehooksCli.EXIT_OK : ServicehooksCli.EXIT_API_ERROR;
@@ -232,23 +298,38 @@ final class AuthCommand implements Runnable {
   @Command(
       name = "logout",
       mixinStandardHelpOptions = true,
-      description =
-          "Revoke the user's token on the platform (POST /1.1/oauth/invalidate_token) and delete"
-              + " the credentials file.")
+      description = {
+        "Revoke the user's token on the platform that issued it (POST /1.1/oauth/invalidate_token)",
+        "and, once that platform confirmed it, delete the credentials file. When the revocation",
+        "fails the file is kept and the exit code is 1."
+      })
   int logout(@Mixin FileOption fileOption) throws IOException {
     Found found = requireCredentials(top, fileOption);
-    WebhookClient client = appClient(top);
+    WebhookClient client = userPlatformClient(top, found);
     PrintWriter out = top.out();
+    PrintWriter err = top.err();
     try {
       client.forUser(found.credentials()).invalidateToken();
-      out.println("Token revoked on the platform.");
+      out.println("Token revoked on " + client.baseUrl() + ".");
     } catch (WebhookApiException e) {
-      if (e.status() != 401) {
-        throw e;
+      if (e.status() != 401 || errorCode(e.body()) != CODE_INVALID_TOKEN) {
+        return revocationFailed(found, client, Printable.of(e.getMessage()));
       }
-      // revoked or invalid already: unusable either way, so the file still goes
-      top.err()
-          .println("note: the platform no longer accepts this token (" + e.platformMessage() + ")");
+      // the issuing platform says the token is invalid or expired: it works nowhere
+      err.println(
+          "note: "
+              + client.baseUrl()
+              + " no longer accepts this token ("
+              + Printable.of(e.platformMessage())
+              + ")");
+    } catch (IOException e) {
+      return revocationFailed(
+          found,
+          client,
+          "cannot reach the platform ("
+              + e.getClass().getSimpleName()
+              + (e.getMessage() == null ? "" : ": " + Printable.of(e.getMessage()))
+              + ")");
     }
     if (found.fromEnvironment()) {
       out.println(
@@ -264,6 +345,32 @@ final class AuthCommand implements Runnable {
     }
     out.flush();
     return ServicehooksCli.EXIT_OK;
+  }
+
+  private int revocationFailed(Found found, WebhookClient client, String why) {
+    PrintWriter err = top.err();
+    err.println(
+        "error: revocation failed on "
+            + client.baseUrl()
+            + ": "
+            + why
+            + "; the token may still work, so "
+            + (found.fromEnvironment()
+                ? "the credentials in the environment stay in force"
+                : "the credentials file " + found.source() + " is kept")
+            + ". Run `servicehooks auth logout` again once the platform can confirm it.");
+    err.flush();
+    return ServicehooksCli.EXIT_API_ERROR;
+  }
+
+  /** The platform's {@code errors[0].code} in an error body, or -1. */
+  static int errorCode(String body) {
+    try {
+      JsonNode code = Output.JSON.readTree(body).path("errors").path(0).path("code");
+      return code.canConvertToInt() ? code.asInt() : -1;
+    } catch (IOException | RuntimeException e) {
+      return -1;
+    }
   }
 
   private String readLine() throws IOException {

@@ -31,7 +31,7 @@ final class ConnectionsCommand implements Runnable {
       mixinStandardHelpOptions = true,
       description = "List the open stream connections.")
   int list() throws IOException {
-    top.output().connections(top.client(false).listConnections());
+    top.output().connections(top.client().listConnections());
     return ServicehooksCli.EXIT_OK;
   }
 
@@ -55,9 +55,9 @@ final class ConnectionsCommand implements Runnable {
           spec.commandLine().getSubcommands().get("kill"), "give a connection ID, or --all");
     }
     if (all) {
-      top.output().killed("all connections", top.client(false).killAllConnections());
+      top.output().killed("all connections", top.client().killAllConnections());
     } else {
-      top.output().killed("connection " + id, top.client(false).killConnection(id));
+      top.output().killed("connection " + id, top.client().killConnection(id));
     }
     return ServicehooksCli.EXIT_OK;
   }

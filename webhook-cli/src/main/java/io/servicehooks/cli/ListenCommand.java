@@ -20,8 +20,9 @@ import picocli.CommandLine.ParentCommand;
     description = {
       "Hold the activity stream (GET /2/activity/stream) and print one line per event until",
       "Ctrl-C; with --forward-to, also POST each event signed with $SERVICE_CONSUMER_SECRET",
-      "to a local consumer and print its answer. Events and their order are as the stream",
-      "gives them: after a reconnect, backfill may repeat a few (the consumer dedups)."
+      "to a local consumer and print its answer (tried 3 times unless 2xx). Events and their",
+      "order are as the stream gives them: after a reconnect, backfill may repeat a few (the",
+      "consumer dedups). Platform trouble (429, 5xx, a stalled answer) is waited out."
     })
 final class ListenCommand implements Callable<Integer> {
 
@@ -81,7 +82,7 @@ final class ListenCommand implements Callable<Integer> {
     boolean useKey = key != null && secret != null;
     StreamTap tap =
         new StreamTap(
-            top.baseUri(),
+            top.credentialSafe(top.baseUri()),
             useKey ? null : token,
             useKey ? key : null,
             useKey ? secret : null,

@@ -132,7 +132,7 @@ final class Output {
     } else {
       line("HTTP " + status);
       if (!body.isEmpty()) {
-        line(body);
+        line(Printable.of(body));
       }
     }
   }

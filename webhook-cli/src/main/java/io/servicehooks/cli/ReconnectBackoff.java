@@ -1,7 +1,7 @@
 package io.servicehooks.cli;
 
-import java.net.http.HttpResponse;
 import java.time.Clock;
+import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.ThreadLocalRandom;
@@ -37,22 +37,34 @@ final class ReconnectBackoff {
     return capped(Duration.ofSeconds(5).multipliedBy(1L << Math.min(httpFailures++, 6)), 320);
   }
 
-  Duration afterRateLimit(HttpResponse<?> response) {
+  /**
+   * The wait after a 429: 60 s doubling, or until {@code resetHeader} (unix seconds) when that is
+   * later and within a day. A reset that is not such a time (absent, not a number, beyond any
+   * clock, past) is ignored.
+   */
+  Duration afterRateLimit(String resetHeader) {
     Duration wait =
         capped(Duration.ofMinutes(1).multipliedBy(1L << Math.min(rateLimited++, 6)), 3600);
-    String reset = response.headers().firstValue("x-rate-limit-reset").orElse(null);
-    if (reset != null) {
-      try {
-        Duration untilReset =
-            Duration.between(clock.instant(), Instant.ofEpochSecond(Long.parseLong(reset.trim())));
-        if (untilReset.compareTo(wait) > 0 && untilReset.toHours() < 24) {
-          wait = untilReset;
-        }
-      } catch (NumberFormatException e) {
-        // not unix seconds: the doubling wait stands
-      }
+    Duration untilReset = untilReset(resetHeader);
+    if (untilReset != null && untilReset.compareTo(wait) > 0 && untilReset.toHours() < 24) {
+      wait = untilReset;
     }
     return wait;
+  }
+
+  private Duration untilReset(String resetHeader) {
+    if (resetHeader == null) {
+      return null;
+    }
+    try {
+      long epochSeconds = Long.parseLong(resetHeader.trim());
+      if (epochSeconds < 0 || epochSeconds > Instant.MAX.getEpochSecond()) {
+        return null;
+      }
+      return Duration.between(clock.instant(), Instant.ofEpochSecond(epochSeconds));
+    } catch (NumberFormatException | DateTimeException | ArithmeticException e) {
+      return null;
+    }
   }
 
   static Duration jitter(Duration wait) {

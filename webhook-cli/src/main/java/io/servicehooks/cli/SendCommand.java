@@ -8,8 +8,6 @@ import java.io.InterruptedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -68,11 +66,6 @@ final class SendCommand implements Callable<Integer> {
               + " ID rehearses a duplicate (the second answer says duplicate)")
   String eventId;
 
-  @Option(
-      names = "--allow-insecure-url",
-      description = "Permit http and a port in the URL, for a consumer running locally.")
-  boolean allowInsecureUrl;
-
   @Override
   public Integer call() throws IOException {
     if (type == null && body == null) {
@@ -87,7 +80,7 @@ final class SendCommand implements Callable<Integer> {
     if (eventId != null && eventId.isBlank()) {
       throw new ParameterException(spec.commandLine(), "--event-id must not be blank");
     }
-    WebhookClient.checkWebhookUrl(url, allowInsecureUrl);
+    WebhookClient.checkWebhookUrl(url, top.allowInsecureUrl);
     String secret = top.env("SERVICE_CONSUMER_SECRET");
     if (secret == null) {
       throw new ServicehooksCli.UsageException(
@@ -121,20 +114,21 @@ final class SendCommand implements Callable<Integer> {
             .header("User-Agent", "servicehooks-cli")
             .POST(HttpRequest.BodyPublishers.ofByteArray(bytes))
             .build();
-    HttpResponse<String> response;
+    BoundedAnswer.Answer response;
     try {
-      response = http.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+      // the whole answer within the platform's 10 s, as the platform would wait
+      response = BoundedAnswer.exchange(http, request, Duration.ofSeconds(10), 64 * 1024);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted while sending");
     }
-    top.output().sent(response.statusCode(), response.body());
-    boolean accepted = response.statusCode() >= 200 && response.statusCode() < 300;
+    top.output().sent(response.status(), response.text());
+    boolean accepted = response.status() >= 200 && response.status() < 300;
     if (!accepted) {
       top.err()
           .println(
               "error: the consumer answered HTTP "
-                  + response.statusCode()
+                  + response.status()
                   + "; the platform would retry, then drop the event");
       top.err().flush();
     }

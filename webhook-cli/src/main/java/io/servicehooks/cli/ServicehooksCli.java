@@ -64,12 +64,14 @@ public final class ServicehooksCli {
 
   /**
    * The inbox commands talk to the database, never to the platform: the inherited {@code
-   * --base-url} would only mislead in their help.
+   * --base-url} and {@code --allow-insecure-url} would only mislead in their help.
    */
   private static void withoutPlatformOptions(CommandLine command) {
-    CommandLine.Model.OptionSpec baseUrl = command.getCommandSpec().findOption("--base-url");
-    if (baseUrl != null) {
-      command.getCommandSpec().remove(baseUrl);
+    for (String name : new String[] {"--base-url", "--allow-insecure-url"}) {
+      CommandLine.Model.OptionSpec option = command.getCommandSpec().findOption(name);
+      if (option != null) {
+        command.getCommandSpec().remove(option);
+      }
     }
     command.getSubcommands().values().forEach(ServicehooksCli::withoutPlatformOptions);
   }
@@ -89,12 +91,12 @@ public final class ServicehooksCli {
       return EXIT_USAGE;
     }
     if (e instanceof WebhookApiException) {
-      err.println("error: " + e.getMessage());
+      err.println("error: " + Printable.of(e.getMessage()));
       err.flush();
       return EXIT_API_ERROR;
     }
     if (e instanceof IOException) {
-      String detail = e.getMessage() == null ? "" : ": " + e.getMessage();
+      String detail = e.getMessage() == null ? "" : ": " + Printable.of(e.getMessage());
       err.println("error: cannot reach the server (" + e.getClass().getSimpleName() + detail + ")");
       err.flush();
       return EXIT_API_ERROR;

@@ -57,8 +57,9 @@ final class StreamLines {
       for (JsonNode error : root.path("errors")) {
         err.println(
             "stream: "
-                + error.path("title").asText("error")
-                + (error.hasNonNull("detail") ? ": " + error.get("detail").asText() : ""));
+                + Printable.of(
+                    error.path("title").asText("error")
+                        + (error.hasNonNull("detail") ? ": " + error.get("detail").asText() : "")));
       }
       err.flush();
       return;
@@ -82,6 +83,7 @@ final class StreamLines {
           f.put("error", forwarded.failure());
         }
         f.put("millis", forwarded.millis());
+        f.put("attempts", forwarded.attempts());
       }
       out.println(node.toString());
     } else {
@@ -89,23 +91,44 @@ final class StreamLines {
           new StringBuilder()
               .append(received.truncatedTo(ChronoUnit.SECONDS))
               .append("  ")
-              .append(type.isEmpty() ? "(no type)" : type)
+              .append(type.isEmpty() ? "(no type)" : Printable.of(type))
               .append("  ")
-              .append(data.path("event_uuid").asText("-"));
+              .append(Printable.of(data.path("event_uuid").asText("-")));
       JsonNode filter = data.path("filter");
       filter
           .fields()
           .forEachRemaining(
-              f -> text.append("  ").append(f.getKey()).append('=').append(f.getValue().asText()));
+              f ->
+                  text.append("  ")
+                      .append(Printable.of(f.getKey()))
+                      .append('=')
+                      .append(Printable.of(f.getValue().asText())));
       if (forwarded != null) {
         text.append("  -> ")
-            .append(forwarded.status() > 0 ? "HTTP " + forwarded.status() : forwarded.failure())
+            .append(forwarded.outcome())
             .append(" in ")
             .append(forwarded.millis())
             .append(" ms");
+        if (forwarded.attempts() > 1) {
+          text.append(" after ").append(forwarded.attempts()).append(" attempts");
+        }
       }
       out.println(text);
     }
     out.flush();
+    if (forwarded != null && !forwarded.delivered()) {
+      err.println(
+          "event "
+              + Printable.of(data.path("event_uuid").asText("-"))
+              + " was not delivered to "
+              + forwarder.forwardTo()
+              + " ("
+              + forwarded.outcome()
+              + " after "
+              + forwarded.attempts()
+              + (forwarded.attempts() == 1 ? " attempt" : " attempts")
+              + "); the stream does not send it again unless a backfill repeats it");
+      err.flush();
+    }
   }
 }

@@ -23,8 +23,12 @@ import java.util.function.Predicate;
  * consumer. Deliberately small: it reconnects with the platform's back-off (at once after a drop,
  * +250 ms per network failure up to 16 s, 5 s doubling up to 320 s on HTTP errors, 60 s doubling on
  * 429 or until {@code x-rate-limit-reset}), asks for backfill after a gap, and treats 30 s without
- * a byte (keep-alives come every 20 s) as a dead connection. The production reader with metrics and
- * the consumer pipeline is the {@code webhook-stream} module.
+ * a complete line (keep-alives, bare newlines, come every 20 s) as a dead connection: a trickle of
+ * bytes that never ends a line is not a live stream. A token request that fails for the moment (a
+ * 429, a 5xx, no complete answer within its budget) takes the same back-off; only a refusal of the
+ * credentials (401, 403) ends it. Text the platform controls is printed through {@link Printable}.
+ * The production reader with metrics and the consumer pipeline is the {@code webhook-stream}
+ * module.
  *
  * <p>This class is the connection loop and its back-off; the token is {@link StreamToken}'s, each
  * waits are {@link ReconnectBackoff}'s, each line goes to {@link StreamLines} (printing, {@link
@@ -38,7 +42,7 @@ final class StreamTap {
     REFUSED
   }
 
-  /** How long without a byte counts as a dead connection; keep-alives come every 20 s. */
+  /** How long without a complete line counts as a dead connection; keep-alives come every 20 s. */
   static final Duration STALL_TIMEOUT = Duration.ofSeconds(30);
 
   static final ObjectMapper JSON = new ObjectMapper();
@@ -54,7 +58,7 @@ final class StreamTap {
   private final StreamLines lines;
 
   private volatile boolean stopping;
-  private Instant lastByteAt;
+  private Instant lastLineAt;
 
   StreamTap(
       URI baseUri,
@@ -103,6 +107,7 @@ final class StreamTap {
   private Outcome loop() {
     ReconnectBackoff backoff = new ReconnectBackoff(clock);
     boolean refreshed = false;
+    boolean connected = false;
     Instant outageSince = null;
     while (!stopped()) {
       Duration wait;
@@ -111,7 +116,7 @@ final class StreamTap {
         HttpResponse<Flow.Publisher<List<ByteBuffer>>> response = connect();
         int status = response.statusCode();
         if (status == 200) {
-          if (outageSince != null) {
+          if (connected && outageSince != null) {
             err.println(
                 "stream reconnected after "
                     + Duration.between(outageSince, clock.instant()).toSeconds()
@@ -124,6 +129,7 @@ final class StreamTap {
                     + " (Ctrl-C to stop)");
           }
           err.flush();
+          connected = true;
           outageSince = null;
           backoff.reset();
           refreshed = false;
@@ -134,7 +140,7 @@ final class StreamTap {
           outageSince = clock.instant();
           err.println(
               "stream ended"
-                  + (stalled ? " (no byte for " + stallTimeout.toMillis() + " ms)" : "")
+                  + (stalled ? " (no line for " + stallTimeout.toMillis() + " ms)" : "")
                   + "; reconnecting");
           err.flush();
           continue; // at once after a drop
@@ -156,7 +162,9 @@ final class StreamTap {
           return Outcome.REFUSED;
         }
         if (status == 429) {
-          wait = backoff.afterRateLimit(response);
+          wait =
+              backoff.afterRateLimit(
+                  response.headers().firstValue("x-rate-limit-reset").orElse(null));
           cause = "HTTP 429" + StreamToken.platformMessage(body);
         } else {
           wait = backoff.afterHttpError();
@@ -166,13 +174,23 @@ final class StreamTap {
         err.println("error: " + e.getMessage());
         err.flush();
         return Outcome.REFUSED;
+      } catch (StreamToken.Unavailable e) {
+        if (stopped()) {
+          break;
+        }
+        wait =
+            e.status() == 429
+                ? backoff.afterRateLimit(e.rateLimitReset())
+                : e.status() == 0 ? backoff.afterNetworkFailure() : backoff.afterHttpError();
+        cause = e.getMessage();
       } catch (IOException e) {
         if (stopped()) {
           break;
         }
         wait = backoff.afterNetworkFailure();
         cause =
-            e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
+            e.getClass().getSimpleName()
+                + (e.getMessage() == null ? "" : ": " + Printable.of(e.getMessage()));
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         break;
@@ -183,16 +201,31 @@ final class StreamTap {
       wait = ReconnectBackoff.jitter(wait);
       err.println("stream unavailable (" + cause + "); retrying in " + wait.toMillis() + " ms");
       err.flush();
-      try {
-        Thread.sleep(wait.toMillis());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
+      if (!pause(wait)) {
         break;
       }
     }
     err.println("stopped listening");
     err.flush();
     return Outcome.STOPPED;
+  }
+
+  /** Waits, noticing a stop within a quarter second; false when stopped or interrupted. */
+  private boolean pause(Duration wait) {
+    long until = System.nanoTime() + wait.toNanos();
+    while (!stopped()) {
+      long left = until - System.nanoTime();
+      if (left <= 0) {
+        return true;
+      }
+      try {
+        TimeUnit.NANOSECONDS.sleep(Math.min(left, TimeUnit.MILLISECONDS.toNanos(250)));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return false;
+      }
+    }
+    return false;
   }
 
   private boolean stopped() {
@@ -202,9 +235,9 @@ final class StreamTap {
   private HttpResponse<Flow.Publisher<List<ByteBuffer>>> connect()
       throws IOException, InterruptedException {
     String query = "";
-    if (lastByteAt != null) {
-      // Minutes since the last byte, rounded up, at most the platform's five.
-      long seconds = Duration.between(lastByteAt, clock.instant()).toSeconds();
+    if (lastLineAt != null) {
+      // Minutes since the last line, rounded up, at most the platform's five.
+      long seconds = Duration.between(lastLineAt, clock.instant()).toSeconds();
       long minutes = Math.min(5, Math.max(1, (seconds + 59) / 60));
       query = "?backfill_minutes=" + minutes;
     }
@@ -219,19 +252,24 @@ final class StreamTap {
   }
 
   /**
-   * Reads the stream until it ends, fails, goes silent or the tap is stopped. The body arrives as
-   * chunks through a subscriber and this thread polls for them, so an interrupt, {@link #stop()}
-   * and silence are all noticed within a quarter second, never stuck in a blocking read.
+   * Reads the stream until it ends, fails, stalls or the tap is stopped. The body arrives as chunks
+   * through a subscriber and this thread polls for them, so an interrupt, {@link #stop()} and a
+   * stall are all noticed within a quarter second, never stuck in a blocking read. The stall clock
+   * runs from the last complete line (a keep-alive is one) and restarts once a line was handled, so
+   * a slow forward is not taken for a silent platform.
    *
-   * @return whether it ended because no byte came for the stall time-out
+   * @return whether it ended because no line came for the stall time-out
    */
   private boolean read(Flow.Publisher<List<ByteBuffer>> body) {
     StreamChunks chunks = new StreamChunks();
     body.subscribe(chunks);
     ByteArrayOutputStream line = new ByteArrayOutputStream();
-    long lastByte = System.nanoTime();
+    long lastLine = System.nanoTime();
     try {
       while (!stopped()) {
+        if (System.nanoTime() - lastLine > stallTimeout.toNanos()) {
+          return true;
+        }
         Object item;
         try {
           item = chunks.queue.poll(250, TimeUnit.MILLISECONDS);
@@ -240,9 +278,6 @@ final class StreamTap {
           return false;
         }
         if (item == null) {
-          if (System.nanoTime() - lastByte > stallTimeout.toNanos()) {
-            return true;
-          }
           continue;
         }
         if (item == StreamChunks.END) {
@@ -253,8 +288,6 @@ final class StreamTap {
           err.flush();
           return false;
         }
-        lastByte = System.nanoTime();
-        lastByteAt = clock.instant();
         for (byte b : (byte[]) item) {
           if (b != '\n') {
             if (line.size() < MAX_LINE_BYTES) {
@@ -264,9 +297,11 @@ final class StreamTap {
           }
           byte[] bytes = line.toByteArray();
           line.reset();
+          lastLineAt = clock.instant();
           if (bytes.length > 0 && !(bytes.length == 1 && bytes[0] == '\r')) {
             lines.onLine(bytes);
           }
+          lastLine = System.nanoTime();
         }
         chunks.next();
       }

@@ -89,10 +89,8 @@ final class SubscriptionsCommand implements Runnable {
     try {
       created =
           asUser
-              ? AuthCommand.appClient(top)
-                  .forUser(AuthCommand.requireCredentials(top, credentialsFile).credentials())
-                  .createSubscription(eventType, filter, tag, webhookId)
-              : top.client(false).createSubscription(eventType, filter, tag, webhookId);
+              ? asUser(credentialsFile).createSubscription(eventType, filter, tag, webhookId)
+              : top.client().createSubscription(eventType, filter, tag, webhookId);
     } catch (WebhookApiException e) {
       if (e.reason() == WebhookApiException.Reason.USER_CONTEXT_REQUIRED) {
         top.err().println("hint: run `servicehooks auth login`, then add --as-user");
@@ -103,12 +101,19 @@ final class SubscriptionsCommand implements Runnable {
     return ServicehooksCli.EXIT_OK;
   }
 
+  /** The client acting for the signed-in user, on the platform that issued the credentials. */
+  private io.servicehooks.registration.UserClient asUser(AuthCommand.FileOption credentialsFile)
+      throws IOException {
+    AuthCommand.Found found = AuthCommand.requireCredentials(top, credentialsFile);
+    return AuthCommand.userPlatformClient(top, found).forUser(found.credentials());
+  }
+
   @Command(
       name = "list",
       mixinStandardHelpOptions = true,
       description = "List the activity subscriptions.")
   int list() throws IOException {
-    top.output().subscriptions(top.client(false).listSubscriptions());
+    top.output().subscriptions(top.client().listSubscriptions());
     return ServicehooksCli.EXIT_OK;
   }
 
@@ -149,7 +154,7 @@ final class SubscriptionsCommand implements Runnable {
     if (noWebhook) {
       change = change.noWebhook();
     }
-    top.output().subscription(top.client(false).updateSubscription(id, change));
+    top.output().subscription(top.client().updateSubscription(id, change));
     return ServicehooksCli.EXIT_OK;
   }
 
@@ -159,7 +164,7 @@ final class SubscriptionsCommand implements Runnable {
       description = "Delete an activity subscription.")
   int delete(@Parameters(paramLabel = "ID", description = "subscription id") String id)
       throws IOException {
-    top.output().deleted("Subscription", id, top.client(false).deleteSubscription(id));
+    top.output().deleted("Subscription", id, top.client().deleteSubscription(id));
     return ServicehooksCli.EXIT_OK;
   }
 }

@@ -78,6 +78,15 @@ final class TopCommand implements Runnable {
           "Platform API address; default $SERVICE_API_BASE_URL, else " + DEFAULT_BASE_URL + ".")
   String baseUrl;
 
+  @Option(
+      names = "--allow-insecure-url",
+      scope = ScopeType.INHERIT,
+      description =
+          "Permit plain http to a platform that is not on this machine (a simulator elsewhere on"
+              + " the network), and http and a port in consumer URLs; credentials then travel"
+              + " unencrypted.")
+  boolean allowInsecureUrl;
+
   TopCommand(Map<String, String> environment, Clock clock) {
     this.environment = environment;
     this.clock = clock;
@@ -110,10 +119,20 @@ final class TopCommand implements Runnable {
     return new Output(out(), json);
   }
 
+  /** The platform address from {@code --base-url}, else the environment, else the default. */
   URI baseUri() {
+    URI given = givenBaseUri();
+    return given != null ? given : URI.create(DEFAULT_BASE_URL);
+  }
+
+  /**
+   * The platform address from {@code --base-url} or {@code SERVICE_API_BASE_URL}, or null when
+   * neither is set.
+   */
+  URI givenBaseUri() {
     String value = baseUrl != null ? baseUrl : env("SERVICE_API_BASE_URL");
     if (value == null) {
-      value = DEFAULT_BASE_URL;
+      return null;
     }
     try {
       URI uri = new URI(value);
@@ -127,10 +146,50 @@ final class TopCommand implements Runnable {
     }
   }
 
+  /**
+   * {@code platform}, when a credential may be sent to it: https, or http to this machine, or
+   * anything with {@code --allow-insecure-url}.
+   *
+   * @throws ServicehooksCli.UsageException naming the flag, before any call
+   */
+  URI credentialSafe(URI platform) {
+    if ("http".equalsIgnoreCase(platform.getScheme())
+        && !allowInsecureUrl
+        && !isLoopback(platform.getHost())) {
+      throw new ServicehooksCli.UsageException(
+          "the platform address must use https: http://"
+              + platform.getHost()
+              + " would carry the API key, secret and tokens unencrypted (--allow-insecure-url"
+              + " permits it, for a simulator on another machine)");
+    }
+    return platform;
+  }
+
+  private static boolean isLoopback(String host) {
+    if (host.equalsIgnoreCase("localhost")) {
+      return true;
+    }
+    if (!host.matches("[0-9.]+|\\[?[0-9a-fA-F:]+]?")) {
+      return false;
+    }
+    try {
+      return java.net.InetAddress.getByName(host).isLoopbackAddress();
+    } catch (java.net.UnknownHostException e) {
+      return false;
+    }
+  }
+
   /** A client for the platform, with credentials from the environment only. */
-  WebhookClient client(boolean allowInsecureUrls) {
+  WebhookClient client() {
+    return client(baseUri());
+  }
+
+  /** A client for {@code platform}, with credentials from the environment only. */
+  WebhookClient client(URI platform) {
     WebhookClient.Builder builder =
-        WebhookClient.builder().baseUrl(baseUri()).allowInsecureUrls(allowInsecureUrls);
+        WebhookClient.builder()
+            .baseUrl(credentialSafe(platform))
+            .allowInsecureUrls(allowInsecureUrl);
     String key = env("SERVICE_API_KEY");
     String secret = env("SERVICE_API_SECRET");
     String token = env("SERVICE_BEARER_TOKEN");

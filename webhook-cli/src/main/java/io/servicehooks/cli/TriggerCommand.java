@@ -7,8 +7,6 @@ import java.io.InterruptedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -70,21 +68,23 @@ final class TriggerCommand implements Callable<Integer> {
     body.put("duplicate", duplicate);
     URI uri = top.baseUri().resolve("/_sim/trigger");
     HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-    HttpResponse<String> response;
+    BoundedAnswer.Answer response;
     try {
       response =
-          http.send(
+          BoundedAnswer.exchange(
+              http,
               HttpRequest.newBuilder(uri)
                   .timeout(Duration.ofSeconds(9))
                   .header("Content-Type", "application/json")
                   .POST(HttpRequest.BodyPublishers.ofByteArray(Output.JSON.writeValueAsBytes(body)))
                   .build(),
-              HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+              Duration.ofSeconds(9),
+              1024 * 1024);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted while triggering");
     }
-    if (response.statusCode() == 404) {
+    if (response.status() == 404) {
       top.err()
           .println(
               "error: "
@@ -95,21 +95,19 @@ final class TriggerCommand implements Callable<Integer> {
     }
     JsonNode answer;
     try {
-      answer = Output.JSON.readTree(response.body());
+      answer = Output.JSON.readTree(response.text());
     } catch (IOException e) {
       answer = null;
     }
-    if (response.statusCode() != 200 || answer == null || !answer.has("data")) {
+    if (response.status() != 200 || answer == null || !answer.has("data")) {
       String detail = answer == null ? "" : answer.path("error").asText("");
       top.err()
           .println(
               "error: the simulator answered HTTP "
-                  + response.statusCode()
-                  + (detail.isEmpty() ? "" : ": " + detail));
+                  + response.status()
+                  + (detail.isEmpty() ? "" : ": " + Printable.of(detail)));
       top.err().flush();
-      return response.statusCode() == 400
-          ? ServicehooksCli.EXIT_USAGE
-          : ServicehooksCli.EXIT_API_ERROR;
+      return response.status() == 400 ? ServicehooksCli.EXIT_USAGE : ServicehooksCli.EXIT_API_ERROR;
     }
     JsonNode data = answer.get("data");
     if (top.json) {

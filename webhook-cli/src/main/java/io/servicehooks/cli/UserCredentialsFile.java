@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.servicehooks.registration.UserCredentials;
 import java.io.IOException;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
@@ -26,6 +28,12 @@ import java.util.Set;
 final class UserCredentialsFile {
 
   static final String DEFAULT_RELATIVE = ".config/servicehooks/credentials.json";
+
+  /**
+   * What the file holds: the credentials, and the platform they were issued by ({@code base_url}),
+   * or null when the file does not say.
+   */
+  record Saved(UserCredentials credentials, URI platform) {}
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Set<PosixFilePermission> OWNER_ONLY_FILE =
@@ -55,12 +63,12 @@ final class UserCredentialsFile {
   }
 
   /**
-   * The saved credentials, or empty when there is no file.
+   * The saved credentials and their platform, or empty when there is no file.
    *
    * @throws ServicehooksCli.UsageException when group or others may access the file, or it is not a
    *     credentials file
    */
-  Optional<UserCredentials> read() throws IOException {
+  Optional<Saved> read() throws IOException {
     if (!Files.exists(path)) {
       return Optional.empty();
     }
@@ -83,8 +91,25 @@ final class UserCredentialsFile {
               + path
               + " has no oauth_token and oauth_token_secret; run `servicehooks auth login` again");
     }
+    String baseUrl = text(root, "base_url");
+    URI platform = null;
+    if (baseUrl != null) {
+      try {
+        platform = new URI(baseUrl);
+      } catch (URISyntaxException e) {
+        platform = null;
+      }
+      if (platform == null || platform.getScheme() == null || platform.getHost() == null) {
+        throw new ServicehooksCli.UsageException(
+            "credentials file "
+                + path
+                + " names no usable platform in base_url; run `servicehooks auth login` again");
+      }
+    }
     return Optional.of(
-        new UserCredentials(token, secret, text(root, "user_id"), text(root, "screen_name")));
+        new Saved(
+            new UserCredentials(token, secret, text(root, "user_id"), text(root, "screen_name")),
+            platform));
   }
 
   /**

@@ -22,9 +22,6 @@ import picocli.CommandLine.Spec;
         "Register, list, check, remove and replay webhooks (POST/GET/PUT/DELETE /2/webhooks).")
 final class WebhooksCommand implements Runnable {
 
-  private static final String INSECURE_HELP =
-      "Permit http and a port in the URL, for local rehearsal against `servicehooks simulate`.";
-
   @ParentCommand TopCommand top;
 
   @Spec CommandSpec spec;
@@ -41,12 +38,13 @@ final class WebhooksCommand implements Runnable {
   int create(
       @Parameters(
               paramLabel = "URL",
-              description = "https URL of the consumer, no port, at most 200 characters")
-          String url,
-      @Option(names = "--allow-insecure-url", description = INSECURE_HELP) boolean allowInsecureUrl)
+              description =
+                  "https URL of the consumer, no port, at most 200 characters"
+                      + " (--allow-insecure-url permits http and a port, for local rehearsal)")
+          String url)
       throws IOException {
-    WebhookClient.checkWebhookUrl(url, allowInsecureUrl);
-    top.output().webhook(top.client(allowInsecureUrl).create(url));
+    WebhookClient.checkWebhookUrl(url, top.allowInsecureUrl);
+    top.output().webhook(top.client().create(url));
     return ServicehooksCli.EXIT_OK;
   }
 
@@ -55,7 +53,7 @@ final class WebhooksCommand implements Runnable {
       mixinStandardHelpOptions = true,
       description = "List the application's webhooks.")
   int list() throws IOException {
-    top.output().webhooks(top.client(false).list());
+    top.output().webhooks(top.client().list());
     return ServicehooksCli.EXIT_OK;
   }
 
@@ -66,14 +64,14 @@ final class WebhooksCommand implements Runnable {
           "Ask the platform to check the webhook again (a CRC); prints whether it is valid.")
   int revalidate(@Parameters(paramLabel = "ID", description = "webhook id") String id)
       throws IOException {
-    top.output().validity(id, top.client(false).revalidate(id));
+    top.output().validity(id, top.client().revalidate(id));
     return ServicehooksCli.EXIT_OK;
   }
 
   @Command(name = "delete", mixinStandardHelpOptions = true, description = "Remove a webhook.")
   int delete(@Parameters(paramLabel = "ID", description = "webhook id") String id)
       throws IOException {
-    top.output().deleted("Webhook", id, top.client(false).delete(id));
+    top.output().deleted("Webhook", id, top.client().delete(id));
     return ServicehooksCli.EXIT_OK;
   }
 
@@ -81,12 +79,10 @@ final class WebhooksCommand implements Runnable {
       name = "ensure",
       mixinStandardHelpOptions = true,
       description = "Make sure URL is registered and valid: keep, revalidate or create it.")
-  int ensure(
-      @Parameters(paramLabel = "URL", description = "https URL of the consumer") String url,
-      @Option(names = "--allow-insecure-url", description = INSECURE_HELP) boolean allowInsecureUrl)
+  int ensure(@Parameters(paramLabel = "URL", description = "https URL of the consumer") String url)
       throws IOException {
-    WebhookClient.checkWebhookUrl(url, allowInsecureUrl);
-    top.output().webhook(top.client(allowInsecureUrl).ensureRegistered(url));
+    WebhookClient.checkWebhookUrl(url, top.allowInsecureUrl);
+    top.output().webhook(top.client().ensureRegistered(url));
     return ServicehooksCli.EXIT_OK;
   }
 
@@ -132,7 +128,7 @@ final class WebhooksCommand implements Runnable {
     } else if (from == null || to == null) {
       throw usage("give --from and --to, or --since (such as --since 30m)");
     }
-    top.output().replayJob(top.client(false).replay(id, from, to));
+    top.output().replayJob(top.client().replay(id, from, to));
     return ServicehooksCli.EXIT_OK;
   }
 

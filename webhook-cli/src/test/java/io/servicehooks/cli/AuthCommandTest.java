@@ -142,7 +142,8 @@ final class AuthCommandTest {
     Cli.Run json = run("--json", "auth", "status");
 
     assertThat(status.exitCode()).isZero();
-    assertThat(status.out()).contains("@alice", USER_ID, defaultFile().toString());
+    assertThat(status.out())
+        .contains("@alice", USER_ID, defaultFile().toString(), "Issued by " + platform.baseUrl());
     assertThat(JSON.readTree(json.out()).get("credentials_file").asText())
         .isEqualTo(defaultFile().toString());
     String secret = savedSecret(defaultFile());
@@ -389,6 +390,108 @@ final class AuthCommandTest {
     assertThat(defaultFile()).doesNotExist();
     assertThat(platform.activeUserTokens()).isZero();
     assertThat(reuse.exitCode()).isEqualTo(ServicehooksCli.EXIT_API_ERROR);
+  }
+
+  private Cli.Run createDmSubscriptionAsUser(Map<String, String> environment) {
+    return run(
+        environment,
+        new ByteArrayInputStream(new byte[0]),
+        "subscriptions",
+        "create",
+        "--as-user",
+        "--event-type",
+        "dm.received",
+        "--user-id",
+        USER_ID);
+  }
+
+  @Test
+  void logout_baseUrlNamesAnotherPlatform_refusedOneLine_fileKept_tokenStillRevocable()
+      throws Exception {
+    login(null);
+    try (PlatformSimulator other = PlatformSimulator.builder().localMode(true).build().start()) {
+      Map<String, String> elsewhere = new HashMap<>(env);
+      elsewhere.put("SERVICE_API_BASE_URL", other.baseUrl().toString());
+
+      Cli.Run logout = run(elsewhere, new ByteArrayInputStream(new byte[0]), "auth", "logout");
+
+      assertThat(logout.exitCode()).as(logout.toString()).isNotZero();
+      assertThat(logout.err().strip().split("\\R")).as(logout.toString()).hasSize(1);
+      assertThat(logout.err()).contains(platform.baseUrl().toString(), other.baseUrl().toString());
+      assertThat(defaultFile()).exists();
+      assertThat(platform.activeUserTokens()).isEqualTo(1);
+    }
+    // the platform the file names still takes the token: it was not revoked
+    assertThat(createDmSubscriptionAsUser(env).exitCode()).isZero();
+  }
+
+  @Test
+  void logout_rotatedApiSecret_code32_keepsFileSaysRevocationFailedExit1() throws Exception {
+    login(null);
+    Map<String, String> rotated = new HashMap<>(env);
+    rotated.put("SERVICE_API_SECRET", "rotated-secret-not-the-one-that-signed-in");
+
+    Cli.Run logout = run(rotated, new ByteArrayInputStream(new byte[0]), "auth", "logout");
+
+    assertThat(logout.exitCode()).as(logout.toString()).isEqualTo(ServicehooksCli.EXIT_API_ERROR);
+    assertThat(logout.err()).contains("revocation failed", "code 32", defaultFile().toString());
+    assertThat(logout.out()).doesNotContain("Deleted");
+    assertThat(defaultFile()).exists();
+    assertThat(platform.activeUserTokens()).isEqualTo(1);
+  }
+
+  @Test
+  void logout_tokenRevokedAlready_code89_deletesTheFile() throws Exception {
+    login(null);
+    byte[] saved = Files.readAllBytes(defaultFile());
+    assertThat(run("auth", "logout").exitCode()).isZero();
+    Files.write(defaultFile(), saved);
+    Files.setPosixFilePermissions(defaultFile(), PosixFilePermissions.fromString("rw-------"));
+
+    Cli.Run again = run("auth", "logout");
+
+    assertThat(again.exitCode()).as(again.toString()).isZero();
+    assertThat(again.err()).contains("Invalid or expired token");
+    assertThat(defaultFile()).doesNotExist();
+  }
+
+  @Test
+  void logout_withoutBaseUrlSetting_revokesOnThePlatformTheFileNames() throws Exception {
+    login(null);
+    Map<String, String> noBaseUrl = new HashMap<>(env);
+    noBaseUrl.remove("SERVICE_API_BASE_URL");
+
+    Cli.Run logout = run(noBaseUrl, new ByteArrayInputStream(new byte[0]), "auth", "logout");
+
+    assertThat(logout.exitCode()).as(logout.toString()).isZero();
+    assertThat(platform.activeUserTokens()).isZero();
+    assertThat(defaultFile()).doesNotExist();
+  }
+
+  @Test
+  void asUser_baseUrlNamesAnotherPlatform_refusedOneLine() throws Exception {
+    login(null);
+    try (PlatformSimulator other = PlatformSimulator.builder().localMode(true).build().start()) {
+      Map<String, String> elsewhere = new HashMap<>(env);
+      elsewhere.put("SERVICE_API_BASE_URL", other.baseUrl().toString());
+
+      Cli.Run create = createDmSubscriptionAsUser(elsewhere);
+
+      assertThat(create.exitCode()).as(create.toString()).isEqualTo(ServicehooksCli.EXIT_USAGE);
+      assertThat(create.err().strip().split("\\R")).as(create.toString()).hasSize(1);
+      assertThat(create.err()).contains(platform.baseUrl().toString());
+    }
+  }
+
+  @Test
+  void asUser_withoutBaseUrlSetting_goesToThePlatformTheFileNames() throws Exception {
+    login(null);
+    Map<String, String> noBaseUrl = new HashMap<>(env);
+    noBaseUrl.remove("SERVICE_API_BASE_URL");
+
+    Cli.Run create = createDmSubscriptionAsUser(noBaseUrl);
+
+    assertThat(create.exitCode()).as(create.toString()).isZero();
   }
 
   @Test

@@ -229,7 +229,7 @@ final class ListenCommandTest {
     await()
         .atMost(Duration.ofSeconds(10))
         .until(() -> platform.openStreams().stream().filter(s -> !s.stalled()).count() == 1);
-    assertThat(listening.err.toString()).contains("no byte for 1000 ms");
+    assertThat(listening.err.toString()).contains("no line for 1000 ms");
     OpenStream fresh =
         platform.openStreams().stream().filter(s -> !s.stalled()).findFirst().orElseThrow();
     assertThat(fresh.backfillMinutes()).isEqualTo(1);

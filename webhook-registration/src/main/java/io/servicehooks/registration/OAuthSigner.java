@@ -227,6 +227,7 @@ final class OAuthSigner {
 
   @Override
   public String toString() {
-    return "OAuthSigner[HMAC-SHA1, consumer key " + consumerKey + "]";
+    // The consumer key identifies the app to anyone who reads it: a credential like the rest.
+    return "OAuthSigner[HMAC-SHA1]";
   }
 }

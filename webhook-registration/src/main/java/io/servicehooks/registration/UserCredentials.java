@@ -5,7 +5,7 @@ import java.util.Objects;
 /**
  * What a user's consent yields (OAuth 1.0a access token): the token and its secret, which together
  * let the application act for the user, and who the user is. Store the secret like a password: the
- * platform shows it only once. {@link #toString()} never prints it.
+ * platform shows it only once. {@link #toString()} prints neither the token nor its secret.
  *
  * @param token the access token ({@code oauth_token})
  * @param tokenSecret its secret ({@code oauth_token_secret})
@@ -35,9 +35,7 @@ public record UserCredentials(String token, String tokenSecret, String userId, S
         + userId
         + ", screenName="
         + screenName
-        + ", token="
-        + token
-        + ", tokenSecret=(hidden)]";
+        + ", token=(hidden), tokenSecret=(hidden)]";
   }
 
   @Override

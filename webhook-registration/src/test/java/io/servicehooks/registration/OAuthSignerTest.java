@@ -40,6 +40,23 @@ final class OAuthSignerTest {
   }
 
   @Test
+  void toString_namesNoCredential() {
+    assertThat(vectorSigner().toString())
+        .doesNotContain(CONSUMER_KEY)
+        .doesNotContain(CONSUMER_SECRET);
+  }
+
+  @Test
+  void userCredentials_toString_namesTheUserNeitherTokenNorSecret() {
+    UserCredentials credentials = new UserCredentials(TOKEN, TOKEN_SECRET, "370773112", "alice");
+
+    assertThat(credentials.toString())
+        .contains("370773112", "alice")
+        .doesNotContain(TOKEN)
+        .doesNotContain(TOKEN_SECRET);
+  }
+
+  @Test
   void authorization_platformWorkedExample_carriesThePublishedSignature() {
     String header =
         vectorSigner()

@@ -26,6 +26,8 @@ import io.opentelemetry.sdk.trace.SpanProcessor;
 import io.opentelemetry.sdk.trace.export.BatchSpanProcessor;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import io.opentelemetry.sdk.trace.export.SpanExporter;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
@@ -97,7 +99,8 @@ final class Tracing implements AutoCloseable {
    * OTEL_EXPORTER_OTLP_ENDPOINT} is unset or blank.
    *
    * @throws IllegalArgumentException for a protocol other than {@code http/protobuf} or {@code
-   *     grpc}, or a malformed header list
+   *     grpc}, an endpoint that is not an absolute URL, or a malformed header list; the message
+   *     never holds a header value, the endpoint's user information or its query
    */
   static Tracing fromEnvironment(Map<String, String> env) {
     String endpoint = ConsumerVariables.OTEL_EXPORTER_OTLP_ENDPOINT.value(env);
@@ -118,29 +121,39 @@ final class Tracing implements AutoCloseable {
     String url;
     switch (protocol) {
       case "http/protobuf":
-        url = (endpoint.endsWith("/") ? endpoint : endpoint + "/") + "v1/traces";
-        OtlpHttpSpanExporterBuilder http = OtlpHttpSpanExporter.builder().setEndpoint(url);
-        headers.forEach(http::addHeader);
-        exporter = http.build();
+        url = withTracesPath(endpoint);
         break;
       case "grpc":
-        url = endpoint;
-        OtlpGrpcSpanExporterBuilder grpc = OtlpGrpcSpanExporter.builder().setEndpoint(url);
-        headers.forEach(grpc::addHeader);
-        exporter = grpc.build();
+        url = endpointUri(endpoint).toString();
         break;
       default:
         throw new IllegalArgumentException(
             "OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or grpc, not '" + protocol + "'");
     }
-    // The URL only: header values are often credentials.
+    try {
+      if (protocol.equals("grpc")) {
+        OtlpGrpcSpanExporterBuilder grpc = OtlpGrpcSpanExporter.builder().setEndpoint(url);
+        headers.forEach(grpc::addHeader);
+        exporter = grpc.build();
+      } else {
+        OtlpHttpSpanExporterBuilder http = OtlpHttpSpanExporter.builder().setEndpoint(url);
+        headers.forEach(http::addHeader);
+        exporter = http.build();
+      }
+    } catch (IllegalArgumentException refused) {
+      // The exporter's message quotes the URL whole, user information and query included.
+      throw new IllegalArgumentException(
+          "OTEL_EXPORTER_OTLP_ENDPOINT " + redacted(url) + " is refused by the OTLP exporter");
+    }
+    // The URL without its user information and query, and header names only: credentials hide
+    // in all three.
     return new Tracing(
         BatchSpanProcessor.builder(exporter).build(),
         serviceName,
         "OTLP "
             + protocol
             + " to "
-            + url
+            + redacted(url)
             + (headers.isEmpty() ? "" : " with headers " + headers.keySet()));
   }
 
@@ -162,11 +175,74 @@ final class Tracing implements AutoCloseable {
         throw new IllegalArgumentException(
             "OTEL_EXPORTER_OTLP_HEADERS must be key=value pairs separated by commas");
       }
-      headers.put(
-          pair.substring(0, eq).strip(),
-          URLDecoder.decode(pair.substring(eq + 1).strip(), StandardCharsets.UTF_8));
+      String key = pair.substring(0, eq).strip();
+      String value;
+      try {
+        value = URLDecoder.decode(pair.substring(eq + 1).strip(), StandardCharsets.UTF_8);
+      } catch (IllegalArgumentException badEscape) {
+        // The decoder's message quotes the value: never pass it on.
+        throw new IllegalArgumentException(
+            "OTEL_EXPORTER_OTLP_HEADERS: the value of header '"
+                + key
+                + "' has a malformed percent escape (write % as %25)");
+      }
+      headers.put(key, value);
     }
     return headers;
+  }
+
+  /**
+   * The OTLP/HTTP traces URL of a base endpoint, as the specification adds it: {@code v1/traces}
+   * appended to the path, before any query (a collector may take its key in the query).
+   */
+  static String withTracesPath(String endpoint) {
+    URI uri = endpointUri(endpoint);
+    String path = uri.getRawPath() == null ? "" : uri.getRawPath();
+    String withTraces = (path.endsWith("/") ? path : path + "/") + "v1/traces";
+    StringBuilder url = new StringBuilder().append(uri.getScheme()).append("://");
+    if (uri.getRawAuthority() != null) {
+      url.append(uri.getRawAuthority());
+    }
+    url.append(withTraces);
+    if (uri.getRawQuery() != null) {
+      url.append('?').append(uri.getRawQuery());
+    }
+    return url.toString();
+  }
+
+  /** {@code url} for a log line: user information and query shown as {@code ***}. */
+  static String redacted(String url) {
+    URI uri = endpointUri(url);
+    StringBuilder shown = new StringBuilder().append(uri.getScheme()).append("://");
+    if (uri.getRawUserInfo() != null) {
+      shown.append("***@");
+    }
+    shown.append(uri.getHost() == null ? "(no host)" : uri.getHost());
+    if (uri.getPort() != -1) {
+      shown.append(':').append(uri.getPort());
+    }
+    shown.append(uri.getRawPath() == null ? "" : uri.getRawPath());
+    if (uri.getRawQuery() != null) {
+      shown.append("?***");
+    }
+    return shown.toString();
+  }
+
+  private static URI endpointUri(String endpoint) {
+    URI uri;
+    try {
+      uri = new URI(endpoint.strip());
+    } catch (URISyntaxException e) {
+      // The text may hold a password: say what is wrong, not what it is.
+      throw new IllegalArgumentException(
+          "OTEL_EXPORTER_OTLP_ENDPOINT is not a URL (" + e.getReason() + ")");
+    }
+    if (uri.getScheme() == null || uri.getRawAuthority() == null) {
+      throw new IllegalArgumentException(
+          "OTEL_EXPORTER_OTLP_ENDPOINT must be an absolute http(s) URL such as"
+              + " http://collector:4318");
+    }
+    return uri;
   }
 
   /** The registry to hand the consumer (and the activity stream). */

@@ -79,6 +79,58 @@ final class TracingTest {
   }
 
   @Test
+  void fromEnvironment_endpointWithUserInfoAndQuery_describedRedacted() {
+    try (Tracing tracing =
+        Tracing.fromEnvironment(
+            Map.of(
+                "OTEL_EXPORTER_OTLP_ENDPOINT",
+                "http://svc:PW-never-shown@127.0.0.1:4318/otlp?api_key=KEY-never-shown"))) {
+      assertThat(tracing.toString())
+          .contains("http://***@127.0.0.1:4318/otlp/v1/traces?***")
+          .doesNotContain("PW-never-shown")
+          .doesNotContain("KEY-never-shown")
+          .doesNotContain("svc");
+    }
+  }
+
+  @Test
+  void fromEnvironment_endpointWithQuery_spansGoToThePathBeforeTheQuery() throws Exception {
+    List<String> posted = new java.util.concurrent.CopyOnWriteArrayList<>();
+    com.sun.net.httpserver.HttpServer collector =
+        com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+    collector.createContext(
+        "/",
+        exchange -> {
+          try (exchange) {
+            exchange.getRequestBody().readAllBytes();
+            posted.add(exchange.getRequestURI().toString());
+            exchange.sendResponseHeaders(200, -1);
+          }
+        });
+    collector.start();
+    try {
+      String endpoint = "http://127.0.0.1:" + collector.getAddress().getPort() + "/otlp?api_key=K1";
+      try (Tracing tracing =
+          Tracing.fromEnvironment(Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint))) {
+        Observation.start("one", tracing.observationRegistry()).stop();
+      }
+      assertThat(posted).containsExactly("/otlp/v1/traces?api_key=K1");
+    } finally {
+      collector.stop(0);
+    }
+  }
+
+  @Test
+  void headers_badEscape_refusedNamingTheKeyButNoPartOfTheValue() {
+    assertThatThrownBy(() -> Tracing.headers("authorization=Bearer%zzSECRET"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("authorization")
+        .hasMessageNotContaining("zz")
+        .hasMessageNotContaining("SECRET")
+        .hasMessageNotContaining("Bearer");
+  }
+
+  @Test
   void observations_becomeSpans_childUnderParent_withIdsInMdcWhileScoped() {
     InMemorySpanExporter spans = InMemorySpanExporter.create();
     try (Tracing tracing = Tracing.exportingTo(spans, "test")) {
