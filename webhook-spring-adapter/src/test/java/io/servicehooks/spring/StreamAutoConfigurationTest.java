@@ -108,7 +108,7 @@ final class StreamAutoConfigurationTest {
                     .hasFailed()
                     .getFailure()
                     .rootCause()
-                    .hasMessageContaining("backfill-minutes must be between 0 and 5, was 9"));
+                    .hasMessageContaining("backfill-minutes must be between 1 and 5, was 9"));
   }
 
   @Test

@@ -38,7 +38,7 @@ public final class ConsumerMain {
           + "             WEBHOOK_URL or CATCH_UP_WEBHOOK_ID, and REDIS_URL, DATABASE_URL or CATCH_UP_FILE;\n"
           + "             CATCH_UP_HEARTBEAT_MS, CATCH_UP_GAP_THRESHOLD_MS),\n"
           + "             DELIVERY=webhook|stream|both (with SERVICE_API_BASE_URL, the credentials above and\n"
-          + "             STREAM_BACKFILL_MINUTES=0..5)";
+          + "             STREAM_BACKFILL_MINUTES=1..5)";
 
   private ConsumerMain() {}
 
