@@ -112,6 +112,24 @@ final class StreamAutoConfigurationTest {
   }
 
   @Test
+  void backfillZero_failsStartupSayingWhatItWouldLose() {
+    simulator = PlatformSimulator.builder().build().start();
+    runner
+        .withUserConfiguration(App.class)
+        .withPropertyValues(
+            "servicehooks.webhook.stream.enabled=true",
+            "servicehooks.webhook.stream.backfill-minutes=0")
+        .run(
+            context ->
+                assertThat(context)
+                    .hasFailed()
+                    .getFailure()
+                    .rootCause()
+                    .hasMessageContaining("backfill-minutes must be between 1 and 5, was 0")
+                    .hasMessageContaining("would lose every event the consumer could not take"));
+  }
+
+  @Test
   void enabled_withoutClientOrBaseUrl_failsStartupNamingIt() {
     runner
         .withPropertyValues("servicehooks.webhook.stream.enabled=true")
