@@ -65,7 +65,10 @@ import org.slf4j.LoggerFactory;
  * platform sends it; an event not taken 1 s, doubling, up to 16 s. Every wait gets up to 10% of
  * jitter on top. 401 and 403 do not heal by retrying: the stream stops with one ERROR line naming
  * the cause, and {@link #healthy()} turns false. One INFO line per connect, one WARN line when an
- * outage starts and one INFO line when it ends; not a line per attempt.
+ * outage starts and one INFO line when it ends; not a line per attempt. The client's request
+ * time-out bounds each connect's answer whole (the token fetch and a refused connect's error body
+ * included): an answer it cuts short is a failed connect like any other. The platform's text in a
+ * log line (error objects, refusal bodies) is escaped and cut at 300 characters.
  *
  * <h2>Backfill</h2>
  *
