@@ -61,7 +61,7 @@ public final class JarProcesses implements AutoCloseable, AfterEachCallback {
 
   /**
    * Waits up to {@code atMost} until {@code GET baseUrl/health} answers 200 (each try bounded to 2
-   * s; refused connections are retried).
+   * s, its whole answer included; refused connections are retried).
    */
   public static void awaitHealthy(String baseUrl, Duration atMost) {
     HttpRequest health =
@@ -72,7 +72,14 @@ public final class JarProcesses implements AutoCloseable, AfterEachCallback {
         .atMost(atMost)
         .ignoreExceptions()
         .until(
-            () -> CLIENT.send(health, HttpResponse.BodyHandlers.discarding()).statusCode() == 200);
+            () -> {
+              var answer = CLIENT.sendAsync(health, HttpResponse.BodyHandlers.discarding());
+              try {
+                return answer.get(2, TimeUnit.SECONDS).statusCode() == 200;
+              } finally {
+                answer.cancel(true);
+              }
+            });
   }
 
   /**

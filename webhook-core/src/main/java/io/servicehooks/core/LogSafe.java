@@ -1,9 +1,12 @@
 package io.servicehooks.core;
 
+import io.servicehooks.core.internal.LogText;
+
 /**
  * Makes a value taken from a payload (an event id, a type name, a field name) safe to put in a log
  * line: a control character in it could otherwise end the line and forge the next one. The value
- * comes from a verified body, but the platform relays text that third parties chose.
+ * comes from a verified body, but the platform relays text that third parties chose. The rules live
+ * in {@link LogText}, which the other modules use for the platform's text.
  */
 final class LogSafe {
 
@@ -16,37 +19,6 @@ final class LogSafe {
    * escape.
    */
   static String escape(String value) {
-    if (value == null) {
-      return "null";
-    }
-    int i = 0;
-    while (i < value.length() && !needsEscape(value.charAt(i))) {
-      i++;
-    }
-    if (i == value.length()) {
-      return value;
-    }
-    StringBuilder out = new StringBuilder(value.length() + 16).append(value, 0, i);
-    for (; i < value.length(); i++) {
-      char c = value.charAt(i);
-      switch (c) {
-        case '\n' -> out.append("\\n");
-        case '\r' -> out.append("\\r");
-        case '\t' -> out.append("\\t");
-        case '\\' -> out.append("\\\\");
-        default -> {
-          if (needsEscape(c)) {
-            out.append(String.format("\\u%04x", (int) c));
-          } else {
-            out.append(c);
-          }
-        }
-      }
-    }
-    return out.toString();
-  }
-
-  private static boolean needsEscape(char c) {
-    return c < 0x20 || c == '\\' || (c >= 0x7f && c <= 0x9f) || c == '\u2028' || c == '\u2029';
+    return LogText.escape(value);
   }
 }

@@ -30,6 +30,9 @@ final class ApiCaller {
   private static final Logger LOG = LoggerFactory.getLogger(WebhookClient.class);
   private static final Duration FIRST_BACKOFF = Duration.ofSeconds(1);
 
+  /** How much of an error answer to a long-lived GET is read: enough for a problem object. */
+  static final int MAX_OPEN_ERROR_BYTES = 4096;
+
   /** Whether a call may be repeated when its answer is lost, and what a lost answer means. */
   enum Repeat {
     /** Reads and revalidation: repeated after a 5xx. */
@@ -287,31 +290,32 @@ final class ApiCaller {
       request.method(method, HttpRequest.BodyPublishers.noBody());
     }
     long started = System.nanoTime();
-    try {
-      HttpResponse<BoundedBody.Result> response =
-          http.send(request.build(), BoundedBody.handler(WebhookClient.MAX_RESPONSE_BODY_BYTES));
-      LOG.debug(
-          "{} {} -> {} in {} ms",
-          method,
-          path,
-          response.statusCode(),
-          (System.nanoTime() - started) / 1_000_000);
-      if (response.body().tooLarge()) {
-        throw ApiErrors.bodyTooLarge(
-            method, path, response.statusCode(), WebhookClient.MAX_RESPONSE_BODY_BYTES);
-      }
-      return new ApiResponse(
-          method, path, response.statusCode(), response.headers(), response.body().bytes());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new InterruptedIOException("interrupted during " + method + " " + path);
+    HttpResponse<BoundedBody.Result> response =
+        BoundedExchange.send(
+            http,
+            request.build(),
+            BoundedBody.handler(WebhookClient.MAX_RESPONSE_BODY_BYTES),
+            requestTimeout,
+            method + " " + path);
+    LOG.debug(
+        "{} {} -> {} in {} ms",
+        method,
+        path,
+        response.statusCode(),
+        (System.nanoTime() - started) / 1_000_000);
+    if (response.body().tooLarge()) {
+      throw ApiErrors.bodyTooLarge(
+          method, path, response.statusCode(), WebhookClient.MAX_RESPONSE_BODY_BYTES);
     }
+    return new ApiResponse(
+        method, path, response.statusCode(), response.headers(), response.body().bytes());
   }
 
   /**
-   * Opens a long-lived GET and returns its answer as soon as the headers arrived, whatever the
-   * status, with the body unread; a 401 gets a new token once when the token can be renewed. The
-   * request time-out bounds the wait for the headers only.
+   * Opens a long-lived GET and returns its answer as soon as the headers arrived: a 200 with its
+   * body unread, any other status with the first {@link #MAX_OPEN_ERROR_BYTES} of its body already
+   * read, all within the request time-out (see {@link BoundedExchange#open}); a 401 gets a new
+   * token once when the token can be renewed.
    */
   HttpResponse<java.io.InputStream> open(String pathAndQuery) throws IOException {
     boolean refreshed = false;
@@ -324,13 +328,9 @@ final class ApiCaller {
               .header("Accept", "application/json")
               .GET()
               .build();
-      HttpResponse<java.io.InputStream> response;
-      try {
-        response = http.send(request, HttpResponse.BodyHandlers.ofInputStream());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new InterruptedIOException("interrupted during GET " + pathAndQuery);
-      }
+      HttpResponse<java.io.InputStream> response =
+          BoundedExchange.open(
+              http, request, requestTimeout, MAX_OPEN_ERROR_BYTES, "GET " + pathAndQuery);
       if (response.statusCode() == 401 && !refreshed && tokens.canRefresh()) {
         response.body().close();
         refreshed = true;

@@ -8,18 +8,23 @@ import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Supplies the app-only bearer token: either one given as is, or one fetched with the API key and
- * secret ({@code POST /oauth2/token}), cached, fetched by one thread while the others wait, and
- * fetched again only when the platform rejects the cached one.
+ * secret ({@code POST /oauth2/token}), cached, fetched by one thread while the others wait for that
+ * fetch (no lock is held across it, and the request time-out bounds it), and fetched again only
+ * when the platform rejects the cached one.
  */
 abstract class TokenSource {
 
@@ -94,8 +99,9 @@ abstract class TokenSource {
     private final URI baseUri;
     private final Duration requestTimeout;
     private final Clock clock;
-    private final ReentrantLock lock = new ReentrantLock();
+    // Both guarded by this; cached is also read without it on the fast path.
     private volatile String cached;
+    private CompletableFuture<String> inFlight; // the fetch under way, if any
 
     ClientCredentials(
         String apiKey,
@@ -114,18 +120,7 @@ abstract class TokenSource {
     @Override
     String current() throws IOException {
       String token = cached;
-      if (token != null) {
-        return token;
-      }
-      lockInterruptibly();
-      try {
-        if (cached == null) {
-          cached = fetch();
-        }
-        return cached;
-      } finally {
-        lock.unlock();
-      }
+      return token != null ? token : renewed(null);
     }
 
     @Override
@@ -135,35 +130,95 @@ abstract class TokenSource {
 
     @Override
     String refreshAfterRejection(String rejected) throws IOException {
-      lockInterruptibly();
-      try {
-        if (cached == null || Objects.equals(cached, rejected)) {
-          cached = null;
-          LOG.info("bearer token rejected by the platform, fetching a new one");
-          cached = fetch();
-        }
-        return cached;
-      } finally {
-        lock.unlock();
-      }
+      return renewed(Objects.requireNonNull(rejected, "rejected"));
     }
 
     @Override
     void invalidate() throws IOException {
-      lockInterruptibly();
-      try {
-        String token = cached != null ? cached : fetch();
-        ApiResponse response =
-            post(
-                "/oauth2/invalidate_token",
-                "access_token=" + URLEncoder.encode(token, StandardCharsets.UTF_8));
-        cached = null;
-        if (!response.isSuccess()) {
-          throw ApiErrors.from(response, clock);
+      String token = current();
+      ApiResponse response =
+          post(
+              "/oauth2/invalidate_token",
+              "access_token=" + URLEncoder.encode(token, StandardCharsets.UTF_8));
+      synchronized (this) {
+        if (Objects.equals(cached, token)) {
+          cached = null;
         }
-        LOG.info("bearer token invalidated");
-      } finally {
-        lock.unlock();
+      }
+      if (!response.isSuccess()) {
+        throw ApiErrors.from(response, clock);
+      }
+      LOG.info("bearer token invalidated");
+    }
+
+    /**
+     * The cached token unless it is {@code rejected} (or there is none); otherwise a fetched one.
+     * One fetch at a time: the first caller fetches on its own thread, the others wait for its
+     * result. No lock is held while the fetch talks to the platform, and the fetch is bounded by
+     * the request time-out, so no caller waits longer than one fetch.
+     */
+    private String renewed(String rejected) throws IOException {
+      CompletableFuture<String> fetching;
+      boolean mine = false;
+      synchronized (this) {
+        if (cached != null && !cached.equals(rejected)) {
+          return cached;
+        }
+        if (cached != null) {
+          cached = null;
+          LOG.info("bearer token rejected by the platform, fetching a new one");
+        }
+        fetching = inFlight;
+        if (fetching == null) {
+          fetching = new CompletableFuture<>();
+          inFlight = fetching;
+          mine = true;
+        }
+      }
+      if (!mine) {
+        return awaitFetch(fetching);
+      }
+      try {
+        String token = fetch();
+        synchronized (this) {
+          cached = token;
+          inFlight = null;
+        }
+        fetching.complete(token);
+        return token;
+      } catch (IOException | RuntimeException | Error e) {
+        synchronized (this) {
+          inFlight = null;
+        }
+        fetching.completeExceptionally(e);
+        throw e;
+      }
+    }
+
+    /** Waits for another caller's fetch, which its own request time-out bounds. */
+    private String awaitFetch(CompletableFuture<String> fetching) throws IOException {
+      try {
+        return fetching.get(requestTimeout.toNanos() * 2, TimeUnit.NANOSECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new InterruptedIOException("interrupted while waiting for the bearer token");
+      } catch (TimeoutException e) {
+        throw new HttpTimeoutException(
+            "POST /oauth2/token: no bearer token within "
+                + ApiCaller.saturatedMillis(requestTimeout.multipliedBy(2))
+                + " ms");
+      } catch (ExecutionException e) {
+        Throwable cause = e.getCause();
+        if (cause instanceof IOException io) {
+          throw io;
+        }
+        if (cause instanceof RuntimeException runtime) {
+          throw runtime;
+        }
+        if (cause instanceof Error error) {
+          throw error;
+        }
+        throw new IOException(cause);
       }
     }
 
@@ -221,29 +276,20 @@ abstract class TokenSource {
               .header("Accept", "application/json")
               .POST(HttpRequest.BodyPublishers.ofString(form, StandardCharsets.UTF_8))
               .build();
-      try {
-        HttpResponse<BoundedBody.Result> response =
-            http.send(request, BoundedBody.handler(WebhookClient.MAX_RESPONSE_BODY_BYTES));
-        LOG.debug("POST {} -> {}", path, response.statusCode());
-        if (response.body().tooLarge()) {
-          throw ApiErrors.bodyTooLarge(
-              "POST", path, response.statusCode(), WebhookClient.MAX_RESPONSE_BODY_BYTES);
-        }
-        return new ApiResponse(
-            "POST", path, response.statusCode(), response.headers(), response.body().bytes());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new InterruptedIOException("interrupted during POST " + path);
+      HttpResponse<BoundedBody.Result> response =
+          BoundedExchange.send(
+              http,
+              request,
+              BoundedBody.handler(WebhookClient.MAX_RESPONSE_BODY_BYTES),
+              requestTimeout,
+              "POST " + path);
+      LOG.debug("POST {} -> {}", path, response.statusCode());
+      if (response.body().tooLarge()) {
+        throw ApiErrors.bodyTooLarge(
+            "POST", path, response.statusCode(), WebhookClient.MAX_RESPONSE_BODY_BYTES);
       }
-    }
-
-    private void lockInterruptibly() throws InterruptedIOException {
-      try {
-        lock.lockInterruptibly();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new InterruptedIOException("interrupted while waiting for the bearer token");
-      }
+      return new ApiResponse(
+          "POST", path, response.statusCode(), response.headers(), response.body().bytes());
     }
 
     @Override

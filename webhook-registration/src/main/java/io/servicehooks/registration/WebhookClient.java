@@ -38,6 +38,9 @@ import java.util.Objects;
  *       unknown counts as deleted.
  *   <li>Response bodies are read up to {@link #MAX_RESPONSE_BODY_BYTES}; a larger one is a {@link
  *       WebhookApiException} saying so, and is never buffered whole.
+ *   <li>The {@linkplain Builder#requestTimeout request time-out} bounds each answer whole, the
+ *       token fetch included: an answer that sends its headers and then stops is an {@link
+ *       java.net.http.HttpTimeoutException}, not a wait for ever.
  * </ul>
  *
  * <pre>{@code
@@ -337,9 +340,10 @@ public final class WebhookClient {
   /**
    * Opens the activity stream ({@code GET /2/activity/stream}) with the bearer token, for {@code
    * webhook-stream}'s {@code ActivityStream}, which applications use instead. Returns as soon as
-   * the answer's headers arrived (within the request time-out), whatever its status; the body is
-   * one JSON object per line, read and closed by the caller. A 401 fetches a new token once when
-   * the client has the API key and secret.
+   * the answer's headers arrived, within the request time-out: a 200 with its body unread (one JSON
+   * object per line, read and closed by the caller), any other status with the first 4 KiB of its
+   * error body already read, or what of it arrived within the time-out. A 401 fetches a new token
+   * once when the client has the API key and secret.
    *
    * @param backfillMinutes 0 to 5: the minutes before now whose events the platform sends again
    * @throws IOException when the platform cannot be reached, or a {@link WebhookApiException} when
@@ -449,7 +453,9 @@ public final class WebhookClient {
     }
 
     /**
-     * How long to wait for each answer; default 15 seconds (the platform's CRC alone may take 10).
+     * How long to wait for each answer, whole: its status, headers and body (an answer that stops
+     * part-way fails with an {@link java.net.http.HttpTimeoutException} when this passes, and the
+     * usual retry rules apply); default 15 seconds (the platform's CRC alone may take 10).
      */
     public Builder requestTimeout(Duration requestTimeout) {
       this.requestTimeout = positive(requestTimeout, "requestTimeout");

@@ -55,9 +55,14 @@ public final class StreamAutoConfiguration {
       ObjectProvider<ObservationRegistry> observations,
       ConfigurableEnvironment environment) {
     int minutes = properties.getBackfillMinutes();
-    if (minutes < 0 || minutes > ActivityStream.MAX_BACKFILL_MINUTES) {
+    if (minutes < 1 || minutes > ActivityStream.MAX_BACKFILL_MINUTES) {
       throw new IllegalStateException(
-          "servicehooks.webhook.stream.backfill-minutes must be between 0 and 5, was " + minutes);
+          "servicehooks.webhook.stream.backfill-minutes must be between 1 and 5, was "
+              + minutes
+              + (minutes == 0
+                  ? " (0 would lose every event the consumer could not take, with the lines read"
+                      + " after it, and every event sent while the stream reconnects)"
+                  : ""));
     }
     WebhookClient webhookClient = client.getIfUnique();
     if (webhookClient == null) {

@@ -13,7 +13,7 @@ public class StreamProperties {
   /** Receive the activity stream into the consumer. */
   private boolean enabled;
 
-  /** The most minutes a reconnect asks again (backfill_minutes), 0 to 5. */
+  /** The most minutes a reconnect asks again (backfill_minutes), 1 to 5 (0 is refused). */
   private int backfillMinutes = 5;
 
   public boolean isEnabled() {

@@ -108,7 +108,25 @@ final class StreamAutoConfigurationTest {
                     .hasFailed()
                     .getFailure()
                     .rootCause()
-                    .hasMessageContaining("backfill-minutes must be between 0 and 5, was 9"));
+                    .hasMessageContaining("backfill-minutes must be between 1 and 5, was 9"));
+  }
+
+  @Test
+  void backfillZero_failsStartupSayingWhatItWouldLose() {
+    simulator = PlatformSimulator.builder().build().start();
+    runner
+        .withUserConfiguration(App.class)
+        .withPropertyValues(
+            "servicehooks.webhook.stream.enabled=true",
+            "servicehooks.webhook.stream.backfill-minutes=0")
+        .run(
+            context ->
+                assertThat(context)
+                    .hasFailed()
+                    .getFailure()
+                    .rootCause()
+                    .hasMessageContaining("backfill-minutes must be between 1 and 5, was 0")
+                    .hasMessageContaining("would lose every event the consumer could not take"));
   }
 
   @Test

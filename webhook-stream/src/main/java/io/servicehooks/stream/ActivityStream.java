@@ -58,14 +58,17 @@ import org.slf4j.LoggerFactory;
  * <h2>Reconnecting (the platform's rules)</h2>
  *
  * At once after a connection that delivered data drops, after an error object on the stream such as
- * {@code operational-disconnect}, and after 20 s without a byte (not even the keep-alive newline),
- * which counts as a dead connection. After a failed connect: network errors wait 250 ms more per
- * attempt, up to 16 s; HTTP errors 5 s, doubling, up to 320 s; 429 one minute, doubling, and at
- * least until {@code x-rate-limit-reset} when the platform sends it; an event not taken 1 s,
- * doubling, up to 16 s. Every wait gets up to 10% of jitter on top. 401 and 403 do not heal by
- * retrying: the stream stops with one ERROR line naming the cause, and {@link #healthy()} turns
- * false. One INFO line per connect, one WARN line when an outage starts and one INFO line when it
- * ends; not a line per attempt.
+ * {@code operational-disconnect}, and after 20 s without a complete line (the keep-alive newline is
+ * one; bytes that never end a line are not), which counts as a dead connection. After a failed
+ * connect: network errors wait 250 ms more per attempt, up to 16 s; HTTP errors 5 s, doubling, up
+ * to 320 s; 429 one minute, doubling, and at least until {@code x-rate-limit-reset} when the
+ * platform sends it; an event not taken 1 s, doubling, up to 16 s. Every wait gets up to 10% of
+ * jitter on top. 401 and 403 do not heal by retrying: the stream stops with one ERROR line naming
+ * the cause, and {@link #healthy()} turns false. One INFO line per connect, one WARN line when an
+ * outage starts and one INFO line when it ends; not a line per attempt. The client's request
+ * time-out bounds each connect's answer whole (the token fetch and a refused connect's error body
+ * included): an answer it cuts short is a failed connect like any other. The platform's text in a
+ * log line (error objects, refusal bodies) is escaped and cut at 300 characters.
  *
  * <h2>Backfill</h2>
  *
@@ -111,11 +114,19 @@ public final class ActivityStream implements AutoCloseable {
   /** The platform's largest {@code backfill_minutes}, and the default of the setting. */
   public static final int MAX_BACKFILL_MINUTES = 5;
 
-  /** No byte for this long, not even a keep-alive, means the connection is dead. */
+  /**
+   * No complete line for this long, not even a keep-alive newline, means the connection is dead
+   * (bytes that never end a line do not count).
+   */
   public static final Duration STALL_TIMEOUT = Duration.ofSeconds(20);
 
   /** {@link #healthy()} stays true for this long after the stream went down. */
   public static final Duration HEALTH_GRACE = Duration.ofSeconds(60);
+
+  /** What a backfill of 0 minutes would lose; the refusal of 0 says it. */
+  static final String BACKFILL_ZERO_LOSES =
+      "0 would lose every event the consumer could not take, with the lines read after it, and"
+          + " every event sent while the stream reconnects: nothing would ask for them again";
 
   /** Default {@link Builder#handOffCapacity}. */
   public static final int DEFAULT_HAND_OFF_CAPACITY = 1_000;
@@ -541,8 +552,13 @@ public final class ActivityStream implements AutoCloseable {
             return ending;
           }
         }
-        progressNanos = now;
+        // Progress is a complete line (the keep-alive newline is one), not a byte: a connection
+        // that trickles bytes without ever ending a line is as dead as a silent one.
+        long ended = lines.completed();
         Cause stop = lines.feed(buffer, n, line -> line(line, now, number));
+        if (lines.completed() != ended) {
+          progressNanos = Math.max(progressNanos, now);
+        }
         if (stop != null) {
           return stop;
         }
@@ -632,7 +648,9 @@ public final class ActivityStream implements AutoCloseable {
       log.warn(
           "Activity stream: the consumer could not take an event ({}); reconnecting to ask for it"
               + " again",
-          failure != null ? StreamMessages.describe(failure) : response.bodyAsString());
+          failure != null
+              ? StreamMessages.describe(failure)
+              : StreamMessages.safe(response.bodyAsString()));
       closeQuietly(body);
     }
   }
@@ -684,13 +702,18 @@ public final class ActivityStream implements AutoCloseable {
     }
 
     /**
-     * The most minutes a reconnect asks again ({@code backfill_minutes}), 0 to 5 (default 5, the
-     * platform's maximum). 0 never asks: a gap is then only reported.
+     * The most minutes a reconnect asks again ({@code backfill_minutes}), 1 to 5 (default 5, the
+     * platform's maximum). 0 is refused: the stream recovers an event the consumer could not take,
+     * and the lines read after it, only by asking for them again on the next connect.
      */
     public Builder backfillMinutes(int minutes) {
-      if (minutes < 0 || minutes > MAX_BACKFILL_MINUTES) {
+      if (minutes < 1 || minutes > MAX_BACKFILL_MINUTES) {
         throw new IllegalArgumentException(
-            "backfillMinutes must be between 0 and " + MAX_BACKFILL_MINUTES + ", was " + minutes);
+            "backfillMinutes must be between 1 and "
+                + MAX_BACKFILL_MINUTES
+                + ", was "
+                + minutes
+                + (minutes == 0 ? " (" + BACKFILL_ZERO_LOSES + ")" : ""));
       }
       this.backfillMinutes = minutes;
       return this;

@@ -19,10 +19,16 @@ final class LineSplitter {
   private final Runnable tooLarge;
   private final ByteArrayOutputStream line = new ByteArrayOutputStream(512);
   private boolean oversized;
+  private long completed;
 
   LineSplitter(int maxLineBytes, Runnable tooLarge) {
     this.maxLineBytes = maxLineBytes;
     this.tooLarge = tooLarge;
+  }
+
+  /** How many lines have ended so far (keep-alives and dropped oversized lines included). */
+  long completed() {
+    return completed;
   }
 
   /**
@@ -36,6 +42,7 @@ final class LineSplitter {
       if (buffer[i] != '\n') {
         continue;
       }
+      completed++;
       if (!oversized) {
         line.write(buffer, start, i - start);
         T stop = sink.line(line.toByteArray());

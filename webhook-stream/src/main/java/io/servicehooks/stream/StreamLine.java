@@ -2,6 +2,7 @@ package io.servicehooks.stream;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.servicehooks.core.internal.LogText;
 import io.servicehooks.stream.ActivityStream.Cause;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -82,11 +83,12 @@ record StreamLine(Cause end, byte[] event) {
       if (title.isEmpty() && kind.isEmpty()) {
         return null; // not an error object: the consumer decides
       }
+      // The platform's text, escaped and cut: a title or detail cannot forge or flood lines.
       log.warn(
           "Activity stream error from the platform: {}{}{}",
-          title,
-          kind.isEmpty() ? "" : " (" + kind + ")",
-          detail.isEmpty() ? "" : ": " + detail);
+          LogText.of(title),
+          kind.isEmpty() ? "" : " (" + LogText.of(kind) + ")",
+          detail.isEmpty() ? "" : ": " + LogText.of(detail));
       String all = (title + " " + kind).toLowerCase(Locale.ROOT);
       if (all.contains("toomanyconnections")) {
         stop = Cause.TOO_MANY_CONNECTIONS;

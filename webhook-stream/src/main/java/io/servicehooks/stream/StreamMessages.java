@@ -2,6 +2,7 @@ package io.servicehooks.stream;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.servicehooks.core.internal.LogText;
 import io.servicehooks.stream.ActivityStream.Cause;
 import java.io.IOException;
 import java.io.InputStream;
@@ -38,7 +39,9 @@ final class StreamMessages {
   static String describeEnd(Cause cause) {
     return switch (cause) {
       case STALLED ->
-          "no byte for " + ActivityStream.STALL_TIMEOUT.toSeconds() + " s (stalled connection)";
+          "no complete line for "
+              + ActivityStream.STALL_TIMEOUT.toSeconds()
+              + " s (stalled connection)";
       case DISCONNECT_MESSAGE -> "the platform ended the connection with a disconnect message";
       case TOO_MANY_CONNECTIONS -> "the platform ended the connection: too many connections";
       case NOT_TAKEN -> "an event could not be taken by the consumer";
@@ -71,7 +74,7 @@ final class StreamMessages {
     }
   }
 
-  /** {@code " (title: detail)"} of a problem body, or empty. */
+  /** {@code " (title: detail)"} of a problem body, escaped and cut, or empty. */
   static String problem(String body) {
     try {
       JsonNode node = JSON.readTree(body);
@@ -86,22 +89,27 @@ final class StreamMessages {
       String head = (title + " " + issue).strip();
       String text =
           head.isEmpty() ? detail.strip() : detail.isEmpty() ? head : head + ": " + detail.strip();
-      if (text.length() > 300) {
-        text = text.substring(0, 300) + "...";
-      }
-      return text.isEmpty() ? "" : " (" + text + ")";
+      return text.isEmpty() ? "" : " (" + LogText.of(text) + ")";
     } catch (IOException | RuntimeException e) {
       return "";
     }
   }
 
-  /** The root cause's class and message. */
+  /**
+   * The root cause's class and message, escaped and cut (a parser's message may quote what the far
+   * side sent).
+   */
   static String describe(Throwable e) {
     Throwable root = e;
     while (root instanceof CompletionException && root.getCause() != null) {
       root = root.getCause();
     }
     String message = root.getMessage();
-    return root.getClass().getSimpleName() + (message == null ? "" : ": " + message);
+    return root.getClass().getSimpleName() + (message == null ? "" : ": " + LogText.of(message));
+  }
+
+  /** Text the platform or a request controls, safe for one log line (see {@link LogText}). */
+  static String safe(String text) {
+    return LogText.of(text);
   }
 }

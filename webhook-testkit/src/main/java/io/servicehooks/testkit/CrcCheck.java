@@ -1,7 +1,6 @@
 package io.servicehooks.testkit;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -12,6 +11,10 @@ import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,15 +55,26 @@ final class CrcCheck {
             .GET()
             .build();
     Outcome outcome;
+    // The request time-out covers the headers only; the whole answer must come within it too.
+    CompletableFuture<HttpResponse<byte[]>> answer =
+        client.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray());
     try {
-      HttpResponse<byte[]> response = client.send(request, HttpResponse.BodyHandlers.ofByteArray());
+      HttpResponse<byte[]> response = answer.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
       outcome = judge(token, response);
-    } catch (HttpTimeoutException e) {
+    } catch (ExecutionException e) {
+      outcome =
+          e.getCause() instanceof HttpTimeoutException
+              ? new Outcome(
+                  false, "no answer to the CRC request within " + timeout.toMillis() + " ms")
+              : new Outcome(
+                  false,
+                  "the CRC request failed (" + e.getCause().getClass().getSimpleName() + ")");
+    } catch (TimeoutException e) {
+      answer.cancel(true);
       outcome =
           new Outcome(false, "no answer to the CRC request within " + timeout.toMillis() + " ms");
-    } catch (IOException e) {
-      outcome = new Outcome(false, "the CRC request failed (" + e.getClass().getSimpleName() + ")");
     } catch (InterruptedException e) {
+      answer.cancel(true);
       Thread.currentThread().interrupt();
       outcome = new Outcome(false, "the CRC request was interrupted");
     }

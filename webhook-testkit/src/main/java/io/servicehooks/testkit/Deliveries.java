@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.PriorityQueue;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
@@ -222,23 +223,27 @@ final class Deliveries {
     }
     attemptsInFlight.begin();
     try {
-      client
-          .sendAsync(request, HttpResponse.BodyHandlers.discarding())
-          .whenComplete(
-              (response, error) -> {
-                try {
-                  finish(
-                      delivery,
-                      number,
-                      response == null ? 0 : response.statusCode(),
-                      error == null ? null : describe(error),
-                      startedAt);
-                } finally {
-                  // After finish: a replay's next delivery, started by this outcome, is already
-                  // counted, so a stepped clock never sees a gap between the two.
-                  attemptsInFlight.end();
-                }
-              });
+      CompletableFuture<HttpResponse<Void>> sent =
+          client.sendAsync(request, HttpResponse.BodyHandlers.discarding());
+      // The request time-out covers the headers only: an answer whose body stops part-way would
+      // hold the attempt for ever. The attempt's time-out bounds the whole answer.
+      CompletableFuture.delayedExecutor(attemptTimeout.toNanos(), TimeUnit.NANOSECONDS)
+          .execute(() -> sent.cancel(true));
+      sent.whenComplete(
+          (response, error) -> {
+            try {
+              finish(
+                  delivery,
+                  number,
+                  response == null ? 0 : response.statusCode(),
+                  error == null ? null : describe(error),
+                  startedAt);
+            } finally {
+              // After finish: a replay's next delivery, started by this outcome, is already
+              // counted, so a stepped clock never sees a gap between the two.
+              attemptsInFlight.end();
+            }
+          });
     } catch (RuntimeException e) {
       attemptsInFlight.end();
       throw e;
@@ -378,7 +383,8 @@ final class Deliveries {
   private String describe(Throwable error) {
     Throwable cause =
         error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-    if (cause instanceof HttpTimeoutException) {
+    if (cause instanceof HttpTimeoutException || cause instanceof CancellationException) {
+      // cancelled only when the attempt's time-out passed
       return "timed out after " + attemptTimeout.toMillis() + " ms";
     }
     if (cause instanceof ConnectException) {

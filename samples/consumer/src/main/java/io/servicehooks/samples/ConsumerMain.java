@@ -41,7 +41,7 @@ public final class ConsumerMain {
           + "             WEBHOOK_URL alone: registered and kept valid (WEBHOOK_CHECK_INTERVAL_MS,\n"
           + "             WEBHOOK_CHECK_SILENCE_MS; with SERVICE_API_BASE_URL and the credentials),\n"
           + "             DELIVERY=webhook|stream|both (with SERVICE_API_BASE_URL, the credentials above and\n"
-          + "             STREAM_BACKFILL_MINUTES=0..5)";
+          + "             STREAM_BACKFILL_MINUTES=1..5)";
 
   private ConsumerMain() {}
 

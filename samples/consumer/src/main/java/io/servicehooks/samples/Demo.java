@@ -167,24 +167,24 @@ final class Demo {
                 null,
                 Map.of("id", "666", "text", "Buy crypto", "author_id", USER));
         HttpResponse<String> refused =
-            http.send(
+            send(
+                http,
                 HttpRequest.newBuilder(URI.create(url))
                     .header("x-service-webhooks-signature", "sha256=" + "A".repeat(43) + "=")
                     .POST(HttpRequest.BodyPublishers.ofString(forged))
-                    .build(),
-                HttpResponse.BodyHandlers.ofString());
+                    .build());
         out.printf(
             "   forged signature                  -> %d %s%n",
             refused.statusCode(), refused.body());
         HttpResponse<String> oracle =
-            http.send(
+            send(
+                http,
                 HttpRequest.newBuilder(
                         URI.create(
                             url
                                 + "?crc_token="
                                 + URLEncoder.encode(forged, StandardCharsets.UTF_8)))
-                    .build(),
-                HttpResponse.BodyHandlers.ofString());
+                    .build());
         out.printf(
             "   event body sent as a CRC token    -> %d %s%n%n",
             oracle.statusCode(), oracle.body());
@@ -224,5 +224,15 @@ final class Demo {
       out.printf("      -> answered %d%n", a.status());
     }
     out.println();
+  }
+
+  /** One call whose whole answer (not only its headers) must come within 10 s. */
+  private static HttpResponse<String> send(HttpClient http, HttpRequest request) throws Exception {
+    var answer = http.sendAsync(request, HttpResponse.BodyHandlers.ofString());
+    try {
+      return answer.get(10, java.util.concurrent.TimeUnit.SECONDS);
+    } finally {
+      answer.cancel(true);
+    }
   }
 }

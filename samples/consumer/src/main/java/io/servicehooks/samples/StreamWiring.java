@@ -21,7 +21,7 @@ import java.util.Map;
  * SERVICE_API_BASE_URL     the platform's API address (required for stream and both)
  * SERVICE_API_KEY, SERVICE_API_SECRET   the app's API key and secret (a token is fetched), or
  * SERVICE_BEARER_TOKEN     an app-only bearer token; as the CLI takes them (key and secret first)
- * STREAM_BACKFILL_MINUTES  0 to 5 (default 5): the most minutes a reconnect asks again
+ * STREAM_BACKFILL_MINUTES  1 to 5 (default 5): the most minutes a reconnect asks again
  * ALLOW_INSECURE_URL       true: accept an http SERVICE_API_BASE_URL that is not loopback
  * </pre>
  *
@@ -128,9 +128,15 @@ final class StreamWiring {
       } catch (NumberFormatException e) {
         backfill = -1;
       }
-      if (backfill < 0 || backfill > ActivityStream.MAX_BACKFILL_MINUTES) {
+      if (backfill == 0) {
         throw new ConsumerMain.ConfigException(
-            "STREAM_BACKFILL_MINUTES must be a number from 0 to 5, was '" + minutes + "'");
+            "STREAM_BACKFILL_MINUTES=0 is refused: 0 would lose every event the consumer could not"
+                + " take, with the lines read after it, and every event sent while the stream"
+                + " reconnects (nothing would ask for them again); set 1 to 5");
+      }
+      if (backfill < 1 || backfill > ActivityStream.MAX_BACKFILL_MINUTES) {
+        throw new ConsumerMain.ConfigException(
+            "STREAM_BACKFILL_MINUTES must be a number from 1 to 5, was '" + minutes + "'");
       }
     }
     String insecure = ALLOW_INSECURE_URL.rawOr(env, "false").strip();

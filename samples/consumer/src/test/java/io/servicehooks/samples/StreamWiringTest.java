@@ -43,16 +43,16 @@ final class StreamWiringTest {
   }
 
   @Test
-  void parse_both_bearerTokenAndBackfill0() throws Exception {
+  void parse_both_bearerTokenAndBackfill1() throws Exception {
     StreamWiring.Config config =
         StreamWiring.parse(
             env(
                 "DELIVERY", "both",
                 "SERVICE_API_BASE_URL", "https://api.example.com",
                 "SERVICE_BEARER_TOKEN", "token",
-                "STREAM_BACKFILL_MINUTES", "0"));
+                "STREAM_BACKFILL_MINUTES", "1"));
     assertThat(config.delivery()).isEqualTo(StreamWiring.Delivery.BOTH);
-    assertThat(config.backfillMinutes()).isZero();
+    assertThat(config.backfillMinutes()).isEqualTo(1);
     assertThat(StreamWiring.client(config).toString()).contains("bearer token");
   }
 
@@ -92,8 +92,23 @@ final class StreamWiringTest {
                           "STREAM_BACKFILL_MINUTES",
                           minutes)))
           .as(minutes)
-          .hasMessageContaining("STREAM_BACKFILL_MINUTES must be a number from 0 to 5");
+          .hasMessageContaining("STREAM_BACKFILL_MINUTES must be a number from 1 to 5");
     }
+    assertThatThrownBy(
+            () ->
+                StreamWiring.parse(
+                    env(
+                        "DELIVERY",
+                        "stream",
+                        "SERVICE_API_BASE_URL",
+                        base,
+                        "SERVICE_BEARER_TOKEN",
+                        "t",
+                        "STREAM_BACKFILL_MINUTES",
+                        "0")))
+        .hasMessageContaining("STREAM_BACKFILL_MINUTES=0 is refused")
+        .hasMessageContaining("would lose every event the consumer could not take")
+        .hasMessageNotContaining("\n");
     assertThatThrownBy(() -> StreamWiring.parse(env("STREAM_BACKFILL_MINUTES", "3")))
         .hasMessageContaining("DELIVERY is webhook");
     assertThatThrownBy(
