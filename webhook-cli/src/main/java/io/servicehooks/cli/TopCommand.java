@@ -4,6 +4,7 @@ import io.servicehooks.registration.WebhookClient;
 import java.io.PrintWriter;
 import java.net.URI;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -179,17 +180,28 @@ final class TopCommand implements Runnable {
     }
   }
 
+  /** How long one answer of the platform may take, whole (status, headers and body). */
+  static final Duration CALL_TIMEOUT = Duration.ofSeconds(10);
+
   /** A client for the platform, with credentials from the environment only. */
   WebhookClient client() {
     return client(baseUri());
   }
 
-  /** A client for {@code platform}, with credentials from the environment only. */
+  /**
+   * A client for {@code platform}, with credentials from the environment only. Its time-outs keep a
+   * command facing a platform that stops answering under 35 s in all: the token (10 s) and one call
+   * with its one repeat (10 s each, a second apart) where a repeat is safe.
+   */
   WebhookClient client(URI platform) {
     WebhookClient.Builder builder =
         WebhookClient.builder()
             .baseUrl(credentialSafe(platform))
-            .allowInsecureUrls(allowInsecureUrl);
+            .allowInsecureUrls(allowInsecureUrl)
+            .connectTimeout(Duration.ofSeconds(5))
+            .requestTimeout(CALL_TIMEOUT)
+            .maxRetries(1)
+            .maxRetryWait(Duration.ofSeconds(15));
     String key = env("SERVICE_API_KEY");
     String secret = env("SERVICE_API_SECRET");
     String token = env("SERVICE_BEARER_TOKEN");

@@ -39,6 +39,23 @@ final class StalledAnswerTest {
   }
 
   @Test
+  void stalledDeleteAnswer_repeatedOnce_endsWithOneLineWithin35Seconds() throws Exception {
+    try (FakePlatform stalling = FakePlatform.start()) {
+      stalling.on("/oauth2/token", FakePlatform.token("t"));
+      stalling.on("/2/webhooks/1800000000000000001", FakePlatform.stalledBody(200, 200, "{\"da"));
+      Map<String, String> toStalling = env(stalling.baseUrl().toString());
+
+      CompletableFuture<Cli.Run> run =
+          CompletableFuture.supplyAsync(
+              () -> Cli.run(toStalling, "webhooks", "delete", "1800000000000000001"));
+
+      Cli.Run ended = run.get(35, TimeUnit.SECONDS);
+      assertThat(ended.exitCode()).as(ended.toString()).isEqualTo(1);
+      assertThat(ended.err().strip().split("\\R")).as(ended.toString()).hasSize(1);
+    }
+  }
+
+  @Test
   void stalledConsumerAnswer_send_endsWithOneLineWithin35Seconds() throws Exception {
     try (FakePlatform consumer = FakePlatform.start()) {
       consumer.on("/webhooks", FakePlatform.stalledBody(200, 200, "{\"ok"));
