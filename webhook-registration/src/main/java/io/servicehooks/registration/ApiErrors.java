@@ -1,6 +1,7 @@
 package io.servicehooks.registration;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.servicehooks.core.internal.LogText;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Instant;
@@ -118,8 +119,10 @@ final class ApiErrors {
             .append(response.path())
             .append(" failed: HTTP ")
             .append(response.status());
+    // The exception's message ends up in log lines and on terminals: the platform's text in it is
+    // escaped and cut (the raw text stays in platformMessage() and body()).
     if (name != null) {
-      message.append(' ').append(name);
+      message.append(' ').append(LogText.of(name));
     }
     if (parsed.code() != null) {
       message.append(" (code ").append(parsed.code()).append(')');
@@ -130,7 +133,7 @@ final class ApiErrors {
         text = text.substring(name.length() + 1).trim();
       }
       if (!text.isEmpty()) {
-        message.append(": ").append(text);
+        message.append(": ").append(LogText.of(text));
       }
     }
     if (reason == WebhookApiException.Reason.CLOCK_SKEW) {
@@ -146,7 +149,7 @@ final class ApiErrors {
                           DateTimeFormatter.RFC_1123_DATE_TIME.format(
                               clock.instant().atZone(ZoneOffset.UTC)))
                       .append(", the platform's ")
-                      .append(date)
+                      .append(LogText.of(date))
                       .append(')'));
     }
     return new WebhookApiException(

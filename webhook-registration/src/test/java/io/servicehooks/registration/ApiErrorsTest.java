@@ -63,6 +63,24 @@ final class ApiErrorsTest {
   }
 
   @Test
+  void from_platformTextWithNewlineOrHuge_messageEscapedAndCut_rawTextKept() {
+    String forged = "CrcValidationFailed: bad\\n12:00:00.000 INFO  forged line";
+    String huge = "x".repeat(200_000);
+
+    WebhookApiException newline =
+        ApiErrors.from(answer(400, "application/json", invalidRequest(forged), Map.of()), CLOCK);
+    WebhookApiException long_ =
+        ApiErrors.from(
+            answer(400, "application/json", invalidRequest("SomethingNew: " + huge), Map.of()),
+            CLOCK);
+
+    assertThat(newline.getMessage()).doesNotContain("\n").contains("bad\\n12:00:00.000");
+    assertThat(newline.platformMessage()).contains("\n");
+    assertThat(long_.getMessage()).hasSizeLessThan(400).endsWith("...");
+    assertThat(long_.platformMessage()).hasSize("SomethingNew: ".length() + 200_000);
+  }
+
+  @Test
   void from_problemJson_usesTitleAndDetail() {
     String body =
         "{\"title\":\"Not Found Error\",\"detail\":\"Subscription 9 does not exist\",\"type\":\"x\"}";
