@@ -155,7 +155,9 @@ final class OwnerLock {
       }
       long rows = 0;
       if (state == State.HELD) {
-        checkSession();
+        if (!sameSession()) {
+          return;
+        }
         rows = orphans.takeBack(session);
       }
       if (rows > 0 || (!mayLeaseBefore && mayLease())) {
@@ -264,10 +266,11 @@ final class OwnerLock {
   }
 
   /**
-   * The session is still the one holding the lock. Another backend behind the same connection means
-   * a pooler that shares server sessions: the lock then proves nothing, so it is loud.
+   * Whether the session is still the one holding the lock. Another backend behind the same
+   * connection means a pooler that shares server sessions: the lock then proves nothing, so it is
+   * loud (ERROR, and {@link PostgresInbox#problem()} says so), and the session is dropped.
    */
-  private void checkSession() throws SQLException {
+  private boolean sameSession() throws SQLException {
     int pid;
     try (Statement st = session.createStatement()) {
       st.setQueryTimeout(s.timeoutSeconds());
@@ -276,15 +279,20 @@ final class OwnerLock {
         pid = r.getInt(1);
       }
     }
-    if (pid != backendPid) {
-      throw new IllegalStateException(
-          "the owner lock's connection now reaches another database session (backend "
-              + pid
-              + ", not "
-              + backendPid
-              + "): a connection pooler in transaction mode? The inbox needs session-level"
-              + " connections");
+    if (pid == backendPid) {
+      return true;
     }
+    health.failed(
+        "owner lock",
+        new IllegalStateException(
+            "the owner lock's connection now reaches another database session (backend "
+                + pid
+                + ", not "
+                + backendPid
+                + "): a connection pooler in transaction mode? The inbox needs connections that"
+                + " are sessions of their own"));
+    drop();
+    return false;
   }
 
   /** The session is given up: aborted, so its lock goes with it. */
