@@ -44,11 +44,14 @@ import org.slf4j.LoggerFactory;
  *       missing or not writable: <b>lease-only</b>.
  *   <li><b>held</b>: leasing allowed. Each tick checks that the session is still the one that took
  *       the lock (the same backend pid; a pooler in transaction mode would hand out another, and
- *       the lock would then vouch for no one), then sweeps. A failure drops the session (aborted,
- *       so a pool never hands it out again still holding the lock): none. If the server ended the
- *       session, other instances may take back the rows it held meanwhile; a done mark of such a
- *       row still lands unless another instance took it already, and then it runs twice, as after a
- *       lease that ended.
+ *       the lock would then vouch for no one), then sweeps; but not within {@link #RESTART_GRACE}
+ *       of taking the lock again after losing a session, or of the server's start: a database
+ *       restart ends every instance's session at once, and the first instance back must not take
+ *       the rows of the others, alive and about to take their locks again. A failure drops the
+ *       session (aborted, so a pool never hands it out again still holding the lock): none. If the
+ *       server ended the session, other instances may take back the rows it held meanwhile; a done
+ *       mark of such a row still lands unless another instance took it already, and then it runs
+ *       twice, as after a lease that ended.
  *   <li><b>lease-only</b>: the schema predates the owner table (V5 not applied). Leasing allowed,
  *       no sweep: a dead owner's rows wait for their lease, as in earlier versions; one ERROR says
  *       so. It tries again every minute, so applying V5 ends it.
@@ -69,6 +72,14 @@ final class OwnerLock {
 
   /** How often the session is checked and gone owners are looked for. */
   static final Duration CHECK_INTERVAL = Duration.ofSeconds(2);
+
+  /**
+   * How long an instance that just had to take its lock again, or that finds the server just
+   * started, waits before it takes back anyone's rows. A database restart (or failover) ends every
+   * instance's session at once; the live ones take their locks again within a check or two, and the
+   * first one back must not take the others' rows meanwhile: they are still running them.
+   */
+  static final Duration RESTART_GRACE = Duration.ofSeconds(10);
 
   /**
    * How long a read on the lock's session may wait: longer than a short network cut (TCP delivers
@@ -113,6 +124,8 @@ final class OwnerLock {
   private boolean refusedLogged;
   private boolean leaseOnlyLogged;
   private long leaseOnlySince;
+  private boolean hadSession;
+  private long sweepNotBefore = System.nanoTime();
 
   OwnerLock(PostgresInbox.Settings s, InboxHealth health) {
     this.s = s;
@@ -158,7 +171,9 @@ final class OwnerLock {
         if (!sameSession()) {
           return;
         }
-        rows = orphans.takeBack(session);
+        if (System.nanoTime() - sweepNotBefore >= 0) {
+          rows = orphans.takeBack(session);
+        }
       }
       if (rows > 0 || (!mayLeaseBefore && mayLease())) {
         due.run();
@@ -194,6 +209,7 @@ final class OwnerLock {
       }
       boolean held;
       int pid;
+      double serverUpSeconds;
       try (PreparedStatement st = c.prepareStatement(s.tables.takeOwnerLock)) {
         st.setQueryTimeout(s.timeoutSeconds());
         st.setString(1, s.instance);
@@ -202,6 +218,7 @@ final class OwnerLock {
           r.next();
           held = r.getBoolean(1);
           pid = r.getInt(2);
+          serverUpSeconds = r.getDouble(3);
         }
       } catch (SQLException e) {
         if (ownersUnusable(e)) {
@@ -233,6 +250,18 @@ final class OwnerLock {
       session = c;
       backendPid = pid;
       kept = true;
+      // A fresh process takes back at once (its predecessor's rows are what it restarts for),
+      // unless the server itself just started: then, as after a session of its own was lost,
+      // the other live instances get the grace to take their locks again.
+      long now = System.nanoTime();
+      long graceNanos = RESTART_GRACE.toNanos();
+      long serverUpNanos = (long) (Math.max(0, serverUpSeconds) * 1e9);
+      if (hadSession) {
+        sweepNotBefore = now + graceNanos;
+      } else if (serverUpNanos < graceNanos) {
+        sweepNotBefore = now + (graceNanos - serverUpNanos);
+      }
+      hadSession = true;
       if (state != State.CLOSED) {
         state = State.HELD;
       }

@@ -234,16 +234,18 @@ final class Tables {
 
   /**
    * Takes this process's owner lock, a session-level advisory lock on its token's 64-bit hash, and,
-   * once held, records the token among the owners; answers whether it is held and the session's
-   * backend pid. The lock CTE holds a volatile function, so it runs once, before the insert reads
-   * it. A session lock outlives a failed statement, which is why the caller drops the session then.
+   * once held, records the token among the owners; answers whether it is held, the session's
+   * backend pid and how many seconds ago the server started. The lock CTE holds a volatile
+   * function, so it runs once, before the insert reads it. A session lock outlives a failed
+   * statement, which is why the caller drops the session then.
    */
   private static String takeOwnerLock(String owners) {
     return "WITH lock AS (SELECT pg_try_advisory_lock(hashtextextended(?, 0)) AS held),"
         + " registered AS (INSERT INTO "
         + owners
         + " (token) SELECT ? FROM lock WHERE held ON CONFLICT (token) DO NOTHING)"
-        + " SELECT held, pg_backend_pid() FROM lock";
+        + " SELECT held, pg_backend_pid(),"
+        + " extract(epoch FROM now() - pg_postmaster_start_time()) FROM lock";
   }
 
   static String checkName(String what, String name) {

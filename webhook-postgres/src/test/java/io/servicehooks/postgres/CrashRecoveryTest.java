@@ -220,6 +220,48 @@ final class CrashRecoveryTest {
   }
 
   @Test
+  void sessionsEndedOneAfterTheOther_asInADatabaseRestart_liveInstancesKeepTheirRows()
+      throws Exception {
+    Map<String, AtomicInteger> ran = new ConcurrentHashMap<>();
+    PostgresInbox other = started(builder("inbox-b").build());
+    other.start(event -> record(ran, event));
+    CountDownLatch never = new CountDownLatch(1);
+    blocked.add(never);
+    PostgresInbox a = started(builder("inbox-a").build());
+    a.start(event -> never.await());
+    store(a, "busy", "w1", "w2");
+    await().atMost(Duration.ofSeconds(10)).until(() -> count("status = 'running'") >= 2);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> a.ownerLock().mayLease() && other.ownerLock().mayLease());
+    String owner = text("SELECT leased_by FROM " + schema.table() + " WHERE event_id = 'busy'");
+    String held = "status = 'running' AND leased_by = '" + owner + "'";
+    long rows = count(held);
+
+    int otherPid = other.ownerLock().backendPid();
+    terminate(otherPid);
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .until(() -> other.ownerLock().mayLease() && other.ownerLock().backendPid() != otherPid);
+    int aPid = a.ownerLock().backendPid();
+    terminate(aPid);
+
+    // the other instance, back on a new session itself, leaves the live one time to come back
+    await()
+        .during(Duration.ofSeconds(8))
+        .atMost(Duration.ofSeconds(12))
+        .until(() -> count(held) == rows);
+    assertThat(a.ownerLock().backendPid()).as("took its lock again").isNotEqualTo(aPid);
+  }
+
+  private static void terminate(int pid) throws Exception {
+    try (Connection c = TestDatabase.connect();
+        Statement s = c.createStatement()) {
+      s.execute("SELECT pg_terminate_backend(" + pid + ")");
+    }
+  }
+
+  @Test
   void goneOwnersRows_areCountedByTheOrphanedGaugeAndTheLag_andWarnedOnce() throws Exception {
     String owner = stoppedHoldingRows().owner();
     // 20 more rows the stopped process holds, leased 30 s ago
