@@ -10,7 +10,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -115,12 +114,11 @@ final class OwnerLock {
           "owner lock",
           "this instance leases no rows (they are stored pending and other instances run them),"
               + " and gone instances' rows wait for another instance or their lease");
-  private final AtomicLong ticks = new AtomicLong();
   private volatile State state = State.NONE;
   private ScheduledExecutorService thread;
   private Runnable due = () -> {};
   private Connection session;
-  private int backendPid;
+  private volatile int backendPid;
   private boolean refusedLogged;
   private boolean leaseOnlyLogged;
   private long leaseOnlySince;
@@ -186,8 +184,6 @@ final class OwnerLock {
       // A task that throws is never run again by the timer: caught here, it runs next time.
       drop();
       health.failed("owner lock", unexpected);
-    } finally {
-      ticks.incrementAndGet();
     }
   }
 
@@ -408,10 +404,5 @@ final class OwnerLock {
   /** Tests: the backend pid of the lock's session, 0 before it is held. */
   int backendPid() {
     return backendPid;
-  }
-
-  /** Tests: how many checks have run. */
-  long ticks() {
-    return ticks.get();
   }
 }
