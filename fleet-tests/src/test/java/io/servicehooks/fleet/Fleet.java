@@ -113,6 +113,13 @@ final class Fleet implements AutoCloseable {
 
   /** Starts instance {@code n} in its namespace with {@code env} and waits until it is healthy. */
   Instance start(int n, Map<String, String> env) throws IOException {
+    Instance instance = launch(n, env);
+    JarProcesses.awaitHealthy(instance.base(), Duration.ofSeconds(90));
+    return instance;
+  }
+
+  /** Starts instance {@code n} in its namespace with {@code env}, without waiting for it. */
+  Instance launch(int n, Map<String, String> env) throws IOException {
     Instance instance =
         instances.computeIfAbsent(n, k -> new Instance(k, logs.resolve(k + ".log")));
     Map<String, String> all = new HashMap<>(env);
@@ -126,7 +133,6 @@ final class Fleet implements AutoCloseable {
             .env(all)
             .appendOutput(instance.log)
             .start();
-    JarProcesses.awaitHealthy(instance.base(), Duration.ofSeconds(90));
     return instance;
   }
 
@@ -194,6 +200,15 @@ final class Fleet implements AutoCloseable {
     return counts;
   }
 
+  /** Event id to how many times instance {@code n}'s listeners ran it, over its restarts. */
+  Map<String, Integer> handledBy(int n) throws IOException {
+    Map<String, Integer> counts = new TreeMap<>();
+    for (String id : JarProcesses.matches(instances.get(n).log, HANDLED)) {
+      counts.merge(id, 1, Integer::sum);
+    }
+    return counts;
+  }
+
   @Override
   public void close() throws Exception {
     try {
@@ -220,6 +235,11 @@ final class Fleet implements AutoCloseable {
 
     String base() {
       return "http://" + Network.serviceAddress(n) + ":" + PORT;
+    }
+
+    /** SIGSTOP ({@code "STOP"}) or SIGCONT ({@code "CONT"}) to the JVM. */
+    void signal(String signal) throws IOException {
+      Network.must("kill", "-" + signal, String.valueOf(process.pid()));
     }
 
     /** SIGKILL: no shutdown hook, no drain. */

@@ -16,8 +16,11 @@ interface InboxMeters {
     return false;
   }
 
-  /** The gauges' latest values: not handled yet, dead letters, oldest due age in seconds. */
-  default void gauges(long pending, long dead, double lagSeconds) {}
+  /**
+   * The gauges' latest values: not handled yet, of those the ones taken back from owners that are
+   * gone and not run again yet, dead letters, oldest due age in seconds.
+   */
+  default void gauges(long pending, long orphaned, long dead, double lagSeconds) {}
 
   /** One attempt ended: {@code done}, {@code retry} or {@code dead}. */
   default void processed(String outcome, long nanos) {}

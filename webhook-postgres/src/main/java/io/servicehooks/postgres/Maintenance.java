@@ -11,14 +11,18 @@ import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** One thread for the periodic work: the retention purge and the gauges' count query. */
+/**
+ * The periodic work, on two threads: the retention purge, and the gauges' count query. The gauges
+ * have a thread of their own so that a purge run (up to {@link #RUN_BUDGET_NANOS}) never holds them
+ * back: they follow the table within {@code gaugeInterval}, scrape after scrape.
+ */
 final class Maintenance {
 
   private static final Logger log = LoggerFactory.getLogger(PostgresInbox.class);
 
   /**
-   * How long one purge run deletes at most before the gauges get their turn on this thread; a
-   * backlog left then is taken up again after {@link #BREATH_MILLIS}.
+   * How long one purge run deletes at most; a backlog left then is taken up again after {@link
+   * #BREATH_MILLIS}.
    */
   static final long RUN_BUDGET_NANOS = TimeUnit.SECONDS.toNanos(20);
 
@@ -28,6 +32,7 @@ final class Maintenance {
   private final Outage outage =
       new Outage("maintenance", "done rows are not purged and the gauges keep their last values");
   private final ScheduledExecutorService timer;
+  private final ScheduledExecutorService gauges;
   private final InboxHealth health;
   private final Purge purge;
 
@@ -36,18 +41,24 @@ final class Maintenance {
     this.s = s;
     this.health = health;
     this.purge = new Purge(s.tables, s.purgeBatchSize, s.timeoutSeconds(), System::nanoTime);
-    this.timer =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "servicehooks-inbox-maintenance");
-              t.setDaemon(true);
-              health.watch(t);
-              return t;
-            });
+    this.timer = thread("servicehooks-inbox-maintenance", health);
     if (s.meters.wantsGauges()) {
-      timer.scheduleWithFixedDelay(
+      this.gauges = thread("servicehooks-inbox-gauges", health);
+      gauges.scheduleWithFixedDelay(
           this::refreshGauges, 0, s.gaugeInterval.toMillis(), TimeUnit.MILLISECONDS);
+    } else {
+      this.gauges = null;
     }
+  }
+
+  private static ScheduledExecutorService thread(String name, InboxHealth health) {
+    return Executors.newSingleThreadScheduledExecutor(
+        r -> {
+          Thread t = new Thread(r, name);
+          t.setDaemon(true);
+          health.watch(t);
+          return t;
+        });
   }
 
   /** Starts the periodic purge. */
@@ -112,7 +123,7 @@ final class Maintenance {
         st.setQueryTimeout(s.timeoutSeconds());
         try (ResultSet r = st.executeQuery()) {
           r.next();
-          s.meters.gauges(r.getLong(1), r.getLong(2), r.getDouble(3));
+          s.meters.gauges(r.getLong(1), r.getLong(2), r.getLong(3), r.getDouble(4));
         }
       }
       outage.worked();
@@ -126,5 +137,8 @@ final class Maintenance {
 
   void close() {
     timer.shutdownNow();
+    if (gauges != null) {
+      gauges.shutdownNow();
+    }
   }
 }

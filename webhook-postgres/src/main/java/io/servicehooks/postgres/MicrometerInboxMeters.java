@@ -11,6 +11,7 @@ final class MicrometerInboxMeters implements InboxMeters {
 
   private final MeterRegistry registry;
   private volatile double pending = Double.NaN;
+  private volatile double orphaned = Double.NaN;
   private volatile double dead = Double.NaN;
   private volatile double lag = Double.NaN;
   private Timer done;
@@ -29,6 +30,12 @@ final class MicrometerInboxMeters implements InboxMeters {
     // Gauges read the last refresh: a scrape never queries the database.
     Gauge.builder("webhook.inbox.pending", this, m -> m.pending)
         .description("Inbox rows not handled yet (pending or running)")
+        .tag("table", table)
+        .register(registry);
+    Gauge.builder("webhook.inbox.orphaned", this, m -> m.orphaned)
+        .description(
+            "Inbox rows taken back from a process that is gone (its database session ended),"
+                + " not run again yet")
         .tag("table", table)
         .register(registry);
     Gauge.builder("webhook.inbox.dead", this, m -> m.dead)
@@ -69,8 +76,9 @@ final class MicrometerInboxMeters implements InboxMeters {
   }
 
   @Override
-  public void gauges(long pending, long dead, double lagSeconds) {
+  public void gauges(long pending, long orphaned, long dead, double lagSeconds) {
     this.pending = pending;
+    this.orphaned = orphaned;
     this.dead = dead;
     this.lag = lagSeconds;
   }

@@ -29,7 +29,8 @@ final class Migrations {
           "V1__inbox.sql",
           "V2__inbox_toast.sql",
           "V3__inbox_bodies.sql",
-          "V4__inbox_traceparent.sql");
+          "V4__inbox_traceparent.sql",
+          "V5__inbox_owner.sql");
 
   static final String LOCATION = "db/migration/servicehooks/";
 

@@ -7,9 +7,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
- * The poller thread: while workers are free, takes due rows ({@link DueRows}) and hands them to the
- * workers; idle or with the database unreachable it backs off to {@code maxPollInterval}, and rows
- * stored by this instance wake it at once.
+ * The poller thread: while workers are free and this instance holds its owner lock ({@link
+ * OwnerLock}), takes due rows ({@link DueRows}) and hands them to the workers; idle or with the
+ * database unreachable it backs off to {@code maxPollInterval}, and rows stored by this instance,
+ * or taken back from an owner that is gone, wake it at once.
  */
 final class Poller {
 
@@ -17,6 +18,7 @@ final class Poller {
   private final DueRows due;
   private final Consumer<Workers.Claimed> submit;
   private final InboxHealth health;
+  private final OwnerLock owner;
 
   /**
    * Up to twice the workers' count taken at once: the next rows wait in the pool's queue while the
@@ -31,8 +33,13 @@ final class Poller {
   private volatile boolean stopping;
 
   Poller(
-      PostgresInbox.Settings s, DueRows due, Consumer<Workers.Claimed> submit, InboxHealth health) {
+      PostgresInbox.Settings s,
+      DueRows due,
+      Consumer<Workers.Claimed> submit,
+      InboxHealth health,
+      OwnerLock owner) {
     this.s = s;
+    this.owner = owner;
     this.due = due;
     this.submit = submit;
     this.health = health;
@@ -96,6 +103,10 @@ final class Poller {
   private boolean pollOnce(long[] delay) {
     long idle = s.pollInterval.toNanos();
     long maxIdle = Math.max(idle, s.maxPollInterval.toNanos());
+    if (!owner.mayLease()) {
+      // A row leased now would carry a token no session vouches for; told when the lock is back.
+      return pause(maxIdle);
+    }
     int slots;
     try {
       // Bounded, so a closing inbox is noticed even while every worker is busy.

@@ -44,9 +44,12 @@ import org.slf4j.LoggerFactory;
  *       and leases them ({@link Builder#lease}). The workers run the listeners outside any
  *       transaction; one marker thread marks the successful rows done, a batch per statement, and a
  *       failed row is due again after an exponential back-off with jitter, or dead after {@link
- *       Builder#maxAttempts}. A row whose worker died is due again when its lease ends. Idle, or
- *       with the database unreachable, the poller backs off to {@link Builder#maxPollInterval}; it
- *       logs an outage once and resumes by itself. No order is promised between events.
+ *       Builder#maxAttempts}. Each instance holds an advisory lock for as long as its database
+ *       session lives; the rows of an instance that is gone (its lock free) are due again within
+ *       about 2 s, found by any other instance or by the restarted one. A row whose worker is stuck
+ *       in a live instance is due again when its lease ends. Idle, or with the database
+ *       unreachable, the poller backs off to {@link Builder#maxPollInterval}; it logs an outage
+ *       once and resumes by itself. No order is promised between events.
  *   <li><b>Retention</b>: done rows are purged after {@link Builder#retention} (the dedup window)
  *       in batches; dead letters stay. See {@link InboxAdmin} for operating it.
  * </ul>
@@ -56,7 +59,8 @@ import org.slf4j.LoggerFactory;
  */
 // One piece above 300 lines: the facade and its public Builder, whose documented settings and
 // defaults are the API; the work is done by GroupCommitWriter and GroupInsert (the store step),
-// Workers, Poller, DueRows and RowProcessing (the process step), DoneMarker and Maintenance.
+// Workers, Poller, DueRows and RowProcessing (the process step), DoneMarker, OwnerLock and
+// Orphans (crash recovery), and Maintenance.
 public final class PostgresInbox implements EventInbox {
 
   private static final Logger log = LoggerFactory.getLogger(PostgresInbox.class);
@@ -112,8 +116,11 @@ public final class PostgresInbox implements EventInbox {
   /** Default {@link Builder#statementTimeout}: 5 s. */
   public static final Duration DEFAULT_STATEMENT_TIMEOUT = Duration.ofSeconds(5);
 
-  /** Default {@link Builder#gaugeInterval}: 15 s. */
-  public static final Duration DEFAULT_GAUGE_INTERVAL = Duration.ofSeconds(15);
+  /**
+   * Default {@link Builder#gaugeInterval}: 5 s, a third of the 15 s scrape interval the docs
+   * recommend, so every scrape reads values at most 5 s old.
+   */
+  public static final Duration DEFAULT_GAUGE_INTERVAL = Duration.ofSeconds(5);
 
   /** Default {@link Builder#drainTimeout}: 10 s. */
   public static final Duration DEFAULT_DRAIN_TIMEOUT = Duration.ofSeconds(10);
@@ -122,6 +129,7 @@ public final class PostgresInbox implements EventInbox {
   private final GroupCommitWriter writer;
   private final Workers workers;
   private final Maintenance maintenance;
+  private final OwnerLock owner;
   private final AtomicBoolean started = new AtomicBoolean();
   private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -129,7 +137,8 @@ public final class PostgresInbox implements EventInbox {
 
   private PostgresInbox(Settings s) {
     this.settings = s;
-    this.workers = new Workers(s, health);
+    this.owner = new OwnerLock(s, health);
+    this.workers = new Workers(s, health, owner);
     this.writer = new GroupCommitWriter(s, workers, health);
     this.maintenance = new Maintenance(s, health);
   }
@@ -150,7 +159,10 @@ public final class PostgresInbox implements EventInbox {
     return writer.submit(events);
   }
 
-  /** Starts the poller, the workers and the periodic purge and gauge refresh. */
+  /**
+   * Starts the poller, the workers, the owner lock (which, at once and every 2 s, makes due the
+   * rows of instances that are gone) and the periodic purge.
+   */
   @Override
   public void start(InboxProcessor processor) {
     Objects.requireNonNull(processor, "processor");
@@ -160,19 +172,8 @@ public final class PostgresInbox implements EventInbox {
     if (!started.compareAndSet(false, true)) {
       throw new IllegalStateException("inbox already started");
     }
-    if (settings.instanceName != null) {
-      try {
-        Reclaim.previousIncarnations(settings, settings.instanceName);
-      } catch (SQLException e) {
-        // not fatal: those rows are still retaken when their lease ends
-        log.warn(
-            "Inbox instance {} could not take back its previous incarnation's rows; they are due"
-                + " when their lease ends: {}",
-            settings.instanceName,
-            Outage.describe(e));
-      }
-    }
     workers.start(processor);
+    owner.start(workers::wake);
     maintenance.start();
   }
 
@@ -221,6 +222,7 @@ public final class PostgresInbox implements EventInbox {
     long deadline = System.nanoTime() + settings.drainTimeout.toNanos();
     writer.close(deadline);
     workers.close(deadline);
+    owner.close();
     maintenance.close();
   }
 
@@ -229,12 +231,22 @@ public final class PostgresInbox implements EventInbox {
     return workers.marker().thread();
   }
 
-  /** Tests: stops every thread at once and marks nothing, as a killed process would. */
+  /**
+   * Tests: stops every thread at once and marks nothing, as a stopped process would; its owner
+   * lock's session stays open until the test ends it ({@link #ownerLock()}), as a killed process's
+   * would end.
+   */
   void crash() {
     closed.set(true);
+    owner.crash();
     workers.crash();
     writer.close(System.nanoTime());
     maintenance.close();
+  }
+
+  /** Tests: the owner lock. */
+  OwnerLock ownerLock() {
+    return owner;
   }
 
   @Override
@@ -285,8 +297,9 @@ public final class PostgresInbox implements EventInbox {
     Duration drainTimeout = DEFAULT_DRAIN_TIMEOUT;
     InboxMeters meters = InboxMeters.NONE;
     List<DeadLetterListener> deadLetterListeners = new java.util.ArrayList<>();
-    String instanceName; // null: leases name this process only, recovery waits for the lease
-    String instance = defaultInstance();
+    // The owner token every lease carries: "<label>/<16 hex digits>", the label being the
+    // instance name or pid@host; new per process, held by OwnerLock's session.
+    String instance = owner(ManagementFactory.getRuntimeMXBean().getName()); // pid@host
 
     int timeoutSeconds() {
       return seconds(statementTimeout);
@@ -302,9 +315,8 @@ public final class PostgresInbox implements EventInbox {
       return full / 2 + (long) (random * (full - full / 2));
     }
 
-    private static String defaultInstance() {
-      String name = ManagementFactory.getRuntimeMXBean().getName(); // pid@host
-      return name + "/" + Integer.toHexString(ThreadLocalRandom.current().nextInt());
+    static String owner(String label) {
+      return label + "/" + String.format("%016x", ThreadLocalRandom.current().nextLong());
     }
   }
 
@@ -321,9 +333,11 @@ public final class PostgresInbox implements EventInbox {
     private Builder() {}
 
     /**
-     * Where the inbox lives: a pool (HikariCP, say) with at least {@link #writers} + 3 connections
-     * (the writers, the poller, the marker, and one for maintenance and failed attempts). Its
-     * connection time-out bounds how long a store waits for one; keep it below 5 s.
+     * Where the inbox lives: a pool (HikariCP, say) with at least {@link #writers} + 4 connections
+     * (the writers, the poller, the marker, one for maintenance and failed attempts, and one the
+     * inbox keeps for its life: the session that holds its owner lock). Its connection time-out
+     * bounds how long a store waits for one; keep it below 5 s. Connections must be sessions of
+     * their own (direct, or a pooler in session mode): the owner lock is a session's.
      */
     public Builder dataSource(DataSource dataSource) {
       s.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -486,11 +500,12 @@ public final class PostgresInbox implements EventInbox {
     }
 
     /**
-     * Records {@code webhook.inbox.pending}, {@code webhook.inbox.dead}, {@code webhook.inbox.lag}
-     * (seconds; gauges refreshed every {@link #gaugeInterval} by one query), the timer {@code
-     * webhook.inbox.processing} (tag {@code outcome}: done, retry, dead) and the counters {@code
-     * webhook.inbox.retries} and {@code webhook.inbox.dead.lettered}, all tagged {@code table}.
-     * Without it nothing is recorded and Micrometer need not be present.
+     * Records {@code webhook.inbox.pending}, {@code webhook.inbox.orphaned} (rows taken back from
+     * an instance that is gone, not run again yet), {@code webhook.inbox.dead}, {@code
+     * webhook.inbox.lag} (seconds; gauges refreshed every {@link #gaugeInterval} by one query), the
+     * timer {@code webhook.inbox.processing} (tag {@code outcome}: done, retry, dead) and the
+     * counters {@code webhook.inbox.retries} and {@code webhook.inbox.dead.lettered}, all tagged
+     * {@code table}. Without it nothing is recorded and Micrometer need not be present.
      */
     public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
       Objects.requireNonNull(registry, "registry");
@@ -508,26 +523,26 @@ public final class PostgresInbox implements EventInbox {
     }
 
     /**
-     * The name of this instance, unique among the live instances sharing the inbox (the pod's or
-     * host's name, e.g. {@code System.getenv("HOSTNAME")} on Kubernetes). Leases then carry it and
-     * a new incarnation per start, and a restarted instance takes back at once the rows its crashed
-     * predecessor held, instead of waiting for their lease to end. Two live processes must never
-     * share a name: one would take back the other's running rows. Unset (the default), recovery
-     * waits for the lease.
+     * A name for this instance (the pod's or host's name, e.g. {@code System.getenv("HOSTNAME")}),
+     * shown where the inbox names its lease owner: the {@code leased_by} column, the owner table
+     * and the log line that says an owner is gone. Each process adds a random part of its own, so
+     * names need not be unique; unset, the label is {@code pid@host}. Crash recovery needs no name:
+     * a process that is gone is known by its database session.
      */
     public Builder instanceName(String name) {
       Objects.requireNonNull(name, "instanceName");
-      if (name.isBlank() || name.contains("#") || name.length() > 200) {
+      if (name.isBlank() || name.length() > 200) {
         throw new IllegalArgumentException(
-            "instanceName must be 1 to 200 characters without '#', was '" + name + "'");
+            "instanceName must be 1 to 200 characters, was '" + name + "'");
       }
-      s.instanceName = name.strip();
-      s.instance =
-          Reclaim.owner(s.instanceName, Long.toHexString(ThreadLocalRandom.current().nextLong()));
+      s.instance = Settings.owner(name.strip());
       return this;
     }
 
-    /** How often the gauges' count query runs (default 15 s). */
+    /**
+     * How often the gauges' count query runs (default 5 s, a third of the 15 s scrape interval the
+     * docs recommend), on a thread of its own.
+     */
     public Builder gaugeInterval(Duration interval) {
       s.gaugeInterval = positive("gaugeInterval", interval);
       return this;

@@ -34,6 +34,7 @@ final class Tables {
   final String table;
   final String qualified;
   final String bodies;
+  final String owners;
 
   final String insert;
   final String claim;
@@ -50,12 +51,15 @@ final class Tables {
   final String dropUnusedBodies;
   final String readBodies;
   final String markUnreadable;
+  final String takeOwnerLock;
+  final String takeBack;
 
   Tables(String schema, String table) {
     this.schema = checkName("schema", schema);
     this.table = checkName("table", table);
     this.qualified = schema + "." + table;
     this.bodies = qualified + "_body";
+    this.owners = qualified + "_owner";
     String t = qualified;
     // One statement stores a whole group: eleven text arrays, one element per event, the batch
     // body ids, and a last array that says which rows are leased to this instance at once (the hot
@@ -115,11 +119,16 @@ final class Tables {
             + " FROM "
             + NO_FLUSH_WAIT
             + " WHERE id = ? AND status = 'running' AND attempts = ? RETURNING status";
-    // Each count runs on a partial index; done rows (the bulk) are never counted here.
+    // Each count runs on a partial index; done rows (the bulk) are never counted here. A pending
+    // row that still names a lease owner was taken back from an owner that is gone (takeBack) and
+    // has not run again yet: the orphaned count.
     this.gauges =
         "SELECT (SELECT count(*) FROM "
             + t
             + " WHERE status IN ('pending', 'running')),"
+            + " (SELECT count(*) FROM "
+            + t
+            + " WHERE status = 'pending' AND leased_by IS NOT NULL),"
             + " (SELECT count(*) FROM "
             + t
             + " WHERE status = 'dead'),"
@@ -196,6 +205,47 @@ final class Tables {
             + " SET status = 'dead', leased_by = NULL, last_error = ? FROM "
             + NO_FLUSH_WAIT
             + " WHERE id = ? AND status = 'running' AND attempts = ?";
+    this.takeOwnerLock = takeOwnerLock(owners);
+    // The owners whose lock no session holds are gone: their process ended, and its session with
+    // it. Probing with a transaction-level lock both tests the key and holds it until this
+    // statement commits, so two instances sweeping at once never both take an owner, and a live
+    // owner (its session holds the key) is never taken. The caller's own token is excluded: its
+    // session holds the key, and a lock is re-entrant within a session. One statement deletes the
+    // gone owners and makes their running rows due: pending, due since their lease began (so the
+    // lag gauge counts the time they waited), leased_by kept to say whose they were until a
+    // poller takes them (a late done mark of their owner, cut off but alive, still lands). Only
+    // rows whose lease has not ended are looked at (a range of the due index, whose predicate is
+    // the first condition); the others are due already. A row another instance took meanwhile
+    // names that instance: the join skips it.
+    this.takeBack =
+        "WITH gone AS (DELETE FROM "
+            + owners
+            + " o WHERE o.token <> ? AND pg_try_advisory_xact_lock(hashtextextended(o.token, 0))"
+            + " RETURNING o.token),"
+            + " taken AS (UPDATE "
+            + t
+            + " AS r SET status = 'pending',"
+            + " due_at = least(now(), r.due_at - ? * interval '1 millisecond')"
+            + " FROM gone WHERE r.status IN ('pending', 'running') AND r.status = 'running'"
+            + " AND r.due_at > now() AND r.leased_by = gone.token RETURNING r.leased_by)"
+            + " SELECT g.token, (SELECT count(*) FROM taken k WHERE k.leased_by = g.token)"
+            + " FROM gone g";
+  }
+
+  /**
+   * Takes this process's owner lock, a session-level advisory lock on its token's 64-bit hash, and,
+   * once held, records the token among the owners; answers whether it is held, the session's
+   * backend pid and how many seconds ago the server started. The lock CTE holds a volatile
+   * function, so it runs once, before the insert reads it. A session lock outlives a failed
+   * statement, which is why the caller drops the session then.
+   */
+  private static String takeOwnerLock(String owners) {
+    return "WITH lock AS (SELECT pg_try_advisory_lock(hashtextextended(?, 0)) AS held),"
+        + " registered AS (INSERT INTO "
+        + owners
+        + " (token) SELECT ? FROM lock WHERE held ON CONFLICT (token) DO NOTHING)"
+        + " SELECT held, pg_backend_pid(),"
+        + " extract(epoch FROM now() - pg_postmaster_start_time()) FROM lock";
   }
 
   static String checkName(String what, String name) {

@@ -51,13 +51,15 @@ final class Workers {
   private final int maxHotRows;
   private final long quarterLeaseNanos;
   private final InboxHealth health;
+  private final OwnerLock owner;
   private volatile ExecutorService pool;
   private boolean started;
   private volatile boolean stopping;
 
-  Workers(PostgresInbox.Settings s, InboxHealth health) {
+  Workers(PostgresInbox.Settings s, InboxHealth health, OwnerLock owner) {
     this.s = s;
     this.health = health;
+    this.owner = owner;
     // Shared by the marker, the poller's dead letters and the workers' failures: one outage of
     // recording outcomes, whichever statement met it.
     Outage marking =
@@ -66,7 +68,7 @@ final class Workers {
             "failed done marks are retried until their lease ends; a row whose lease ends first may"
                 + " run again");
     this.marker = new DoneMarker(s, marking, health);
-    this.poller = new Poller(s, new DueRows(s, marking), this::submit, health);
+    this.poller = new Poller(s, new DueRows(s, marking), this::submit, health, owner);
     this.maxHotRows =
         (int)
             Math.min(
@@ -99,11 +101,12 @@ final class Workers {
 
   /**
    * Room for up to {@code rows} rows about to be inserted leased to this instance; never blocks.
-   * Returns how many may be (0 when the workers are not started, closing, or have no room). Each
-   * must come back: through {@link #handOff} once inserted, or {@link #release}.
+   * Returns how many may be (0 when the workers are not started, closing, have no room, or this
+   * instance does not hold its owner lock). Each must come back: through {@link #handOff} once
+   * inserted, or {@link #release}.
    */
   int reserve(int rows) {
-    if (rows <= 0 || stopping || pool == null) {
+    if (rows <= 0 || stopping || pool == null || !owner.mayLease()) {
       return 0;
     }
     int limit = hotLimit();

@@ -73,4 +73,34 @@ final class MetricsTest {
       inbox.close();
     }
   }
+
+  @Test
+  void gauges_byDefault_followTheTableWithinAScrapeInterval() throws Exception {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    PostgresInbox inbox =
+        PostgresInbox.builder()
+            .dataSource(pool)
+            .schema(schema.name)
+            .createSchema(true)
+            .meterRegistry(registry)
+            .build();
+    try {
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> registry.get("webhook.inbox.pending").gauge().value() == 0);
+      long stored = System.nanoTime();
+      for (String id : List.of("a", "b", "c")) {
+        inbox.store(List.of(Events.post(id))).toCompletableFuture().get(10, TimeUnit.SECONDS);
+      }
+      // the docs recommend a 15 s scrape: a scrape then reads values at most 5 s old
+      await()
+          .atMost(Duration.ofSeconds(12))
+          .until(() -> registry.get("webhook.inbox.pending").gauge().value() == 3);
+      assertThat(Duration.ofNanos(System.nanoTime() - stored))
+          .isLessThanOrEqualTo(Duration.ofSeconds(8));
+      assertThat(registry.get("webhook.inbox.orphaned").gauge().value()).isZero();
+    } finally {
+      inbox.close();
+    }
+  }
 }

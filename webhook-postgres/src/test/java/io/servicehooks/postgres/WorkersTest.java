@@ -235,14 +235,16 @@ final class WorkersTest {
 
   @Test
   void workersSkipTheFlushWait_onlyForTheirOwnTransactions() throws Exception {
-    HikariDataSource one = TestDatabase.pool(1);
+    // one connection for every statement, the other held by the owner lock for the inbox's life
+    HikariDataSource one = TestDatabase.pool(2);
     pools.add(one);
     PostgresInbox inbox = track(builder(one).workers(1).writers(1).build());
     inbox.start(event -> {});
     store(inbox, Events.post("w"));
     await().atMost(Duration.ofSeconds(5)).until(() -> "done".equals(column("status", "e:w")));
 
-    // The same (only) connection the worker used: the insert that comes next must still wait.
+    // The same connection the worker used (the only one free): the insert that comes next must
+    // still wait.
     try (Connection c = one.getConnection();
         java.sql.Statement s = c.createStatement();
         ResultSet r = s.executeQuery("SHOW synchronous_commit")) {

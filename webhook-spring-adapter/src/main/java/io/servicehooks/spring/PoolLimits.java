@@ -38,13 +38,14 @@ final class PoolLimits {
           connectionTimeout.toMillis(),
           inboxTimeout.toSeconds());
     }
-    int needed = writers + workers + 3;
+    int needed = writers + workers + 4;
     if (pool.getMaximumPoolSize() < needed) {
       broken++;
       log.warn(
           "spring.datasource.hikari.maximum-pool-size is {}, below the {} the inbox needs"
-              + " (servicehooks.webhook.inbox.writers {} + workers {} + 3 for the poller, the"
-              + " marker and maintenance): stores and workers will wait for connections; raise it"
+              + " (servicehooks.webhook.inbox.writers {} + workers {} + 4 for the poller, the"
+              + " marker, maintenance and the owner lock's session): stores and workers will wait"
+              + " for connections; raise it"
               + " to at least {} plus what the application itself uses",
           pool.getMaximumPoolSize(),
           needed,

@@ -334,10 +334,9 @@ public class WebhookProperties {
     private Duration maxPollInterval = Duration.ofSeconds(1);
 
     /**
-     * This instance's name, unique among the live instances (e.g. ${HOSTNAME} on Kubernetes): a
-     * restart under the same name takes back its crashed predecessor's leased rows at once instead
-     * of one lease later. Unset: recovery waits for the lease. Never give two live instances one
-     * name.
+     * A label for this instance in the inbox (e.g. ${HOSTNAME}): shown in the leased_by column, the
+     * owner table and the log line that says an instance is gone. Unset: pid@host. Need not be
+     * unique; crash recovery needs no name.
      */
     private String instanceName;
 

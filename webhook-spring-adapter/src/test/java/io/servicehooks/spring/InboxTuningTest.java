@@ -73,7 +73,7 @@ final class InboxTuningTest {
     }
     assertThat(output.getOut())
         .contains(CONNECTION_TIMEOUT + " is 30000 ms, not below the inbox's 5 s answer budget")
-        .contains(POOL_SIZE + " is 6, below the 9 the inbox needs");
+        .contains(POOL_SIZE + " is 6, below the 10 the inbox needs");
   }
 
   @Test

@@ -114,7 +114,7 @@ final class ConsumerVariables {
           "INBOX_INSTANCE_NAME",
           null,
           "unset",
-          "a stable, unique instance name: a restart takes back its predecessor's rows at once");
+          "a label for this instance in the inbox (leased_by, logs); need not be unique");
 
   // ---- dedup on Redis ----
   static final Variable REDIS_URL =

@@ -25,8 +25,9 @@ import java.util.regex.Pattern;
  * @param maxAttempts attempts before a dead letter, 0 for the inbox's default
  * @param retryBase the first back-off after a failure, {@code null} for the inbox's default
  * @param lease how long a taken row belongs to its instance, {@code null} for the inbox's default
- * @param instanceName this instance's stable name ({@code INBOX_INSTANCE_NAME}): a restart takes
- *     back the leases of its crashed predecessor at once; {@code null} waits out their lease
+ * @param instanceName a label for this instance's lease owner ({@code INBOX_INSTANCE_NAME}), shown
+ *     in {@code leased_by} and in the log; {@code null} for {@code pid@host}. Crash recovery does
+ *     not need it
  */
 public record DatabaseSettings(
     String jdbcUrl,

@@ -37,7 +37,8 @@ final class DurableWiring {
         settings.workerThreads() > 0 ? settings.workerThreads() : PostgresInbox.DEFAULT_WORKERS;
     HikariDataSource pool;
     try {
-      pool = database.pool(PostgresInbox.DEFAULT_WRITERS + workers + 3);
+      // writers + workers + the poller, the marker, maintenance and the owner lock's session
+      pool = database.pool(PostgresInbox.DEFAULT_WRITERS + workers + 4);
     } catch (java.sql.SQLException | RuntimeException e) {
       throw new StandaloneConsumer.DatabaseUnavailableException(
           "cannot connect to the database at "

@@ -153,7 +153,7 @@ final class ObservedDeliveriesTest {
   void durable_deliveryStoredThenProcessedByTheWorker_oneTraceThroughTheRow() throws Exception {
     platform();
     try (TestDatabase.Schema schema = TestDatabase.schemaToBeCreated()) {
-      HikariDataSource pool = TestDatabase.pool(4);
+      HikariDataSource pool = TestDatabase.pool(6);
       open.add(pool);
       PostgresInbox inbox =
           PostgresInbox.builder()
