@@ -39,7 +39,7 @@ final class DurableHealthTest {
                 .build();
         HttpResponse<String> up = CLIENT.send(health, HttpResponse.BodyHandlers.ofString());
         assertThat(up.statusCode()).isEqualTo(200);
-        assertThat(up.body()).isEqualTo("{\"status\":\"UP\"}");
+        assertThat(up.body()).isEqualTo("{\"status\":\"UP\",\"crc_last_answered\":null}");
 
         Thread.getAllStackTraces().keySet().stream()
             .filter(t -> t.getName().equals("servicehooks-inbox-marker"))
