@@ -69,7 +69,9 @@ final class UnknownProperties {
           "servicehooks.webhook.inbox.statement-timeout",
           OnPublicUrlCondition.PROPERTY,
           "servicehooks.registration.base-url",
-          "servicehooks.registration.allow-insecure-url");
+          "servicehooks.registration.allow-insecure-url",
+          "servicehooks.registration.check-interval",
+          "servicehooks.registration.check-silence");
 
   private static final List<ConfigurationPropertyName> KNOWN_NAMES =
       KNOWN.stream().map(ConfigurationPropertyName::of).toList();
