@@ -63,9 +63,10 @@ import org.slf4j.LoggerFactory;
  * Only this class writes a record's state: its ownership, its outcome, its place in the map. The
  * lease fields a record inherits from {@link LeaseRenewal.Lease} are written by {@link
  * LeaseRenewal} alone, when this class calls {@link LeaseRenewal#held} and {@link
- * LeaseRenewal#stop}; its sweep walks the map's values and never moves a state. {@link
- * DedupStoreCalls} bounds and times each store call and holds nothing per event. Others (the
- * acknowledgement modes) read a claim and call this class's methods.
+ * LeaseRenewal#stop}; its sweep walks the map's values and never moves a state. (A record extends
+ * its lease rather than holding one, so a claim costs one object.) {@link DedupStoreCalls} bounds
+ * and times each store call and holds nothing per event. Others (the acknowledgement modes) read a
+ * claim and call this class's methods.
  *
  * <p>The thread that calls {@link #claimAll} (an IO thread) moves an event from absent to ASKING
  * and, with a store that answers at once (in memory), on to OWNED or ENDED before it returns. A
@@ -84,14 +85,15 @@ import org.slf4j.LoggerFactory;
  *   <li>ASKING to OWNED, to ENDED, or asking again: a record has one store question outstanding at
  *       a time (the next is scheduled only from the answer to the last), and each answer is settled
  *       once, by the thread that completes it, so the record has one writer at a time. The lease is
- *       recorded before {@code owned} is set, so a copy that sees its original owned sees an answer
- *       the store gave. A claim the store takes only after this process gave up on it (the
- *       time-out) belongs to nobody: it is released as soon as it arrives, or it would hold the
- *       event's copies on every instance off for a whole lease.
- *   <li>OWNED to ENDING: {@link LeaseRenewal#stop} hands the token over atomically and once, so a
- *       claim is marked done or released at most once. A sweep that read the token just before
- *       sends a renewal the store refuses (the key is done or released), and that refusal is not
- *       taken for a lost claim, since the lease was stopped.
+ *       recorded before {@code owned} is set (both volatile), so whoever sees a record owned sees
+ *       its lease. A claim the store takes only after this process gave up on it (the time-out)
+ *       belongs to nobody: it is released as soon as it arrives, or it would hold the event's
+ *       copies on every instance off for a whole lease.
+ *   <li>OWNED to ENDING: an owner's claim is ended by one call on one thread (a mode hands it to
+ *       {@link #runOwned} or to {@link #releaseAll}, never to both), and {@link LeaseRenewal#stop}
+ *       hands the token over once, so a claim is marked done or released at most once. A sweep that
+ *       read the token just before sends a renewal the store refuses (the key is done or released),
+ *       and that refusal is not taken for a lost claim, since the lease was stopped.
  *   <li>to ENDED: {@link #end} runs whatever the store answered, threw or left unanswered (in a
  *       {@code finally}, or on the failure path), and may run twice: stopping a stopped lease,
  *       removing a removed record and completing a complete future do nothing. It removes by key

@@ -1,7 +1,5 @@
 package io.servicehooks.core;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.concurrent.CompletableFuture;
@@ -34,16 +32,6 @@ final class LeaseRenewal {
    * event extends it, so an event and its lease are one object.
    */
   static class Lease {
-    private static final VarHandle TOKEN;
-
-    static {
-      try {
-        TOKEN = MethodHandles.lookup().findVarHandle(Lease.class, "token", String.class);
-      } catch (ReflectiveOperationException e) {
-        throw new ExceptionInInitializerError(e);
-      }
-    }
-
     final String key;
 
     /** The store's owner token from {@link #held} to {@link #stop}; null otherwise. */
@@ -114,11 +102,16 @@ final class LeaseRenewal {
   }
 
   /**
-   * Stops renewing {@code l} and hands its token over (to mark the key done or release it), once: a
-   * second call, or one for a lease never held, answers null.
+   * Stops renewing {@code l} and hands its token over (to mark the key done or release it): a
+   * second call, or one for a lease never held, answers null. Not atomic: a lease is stopped from
+   * one thread at a time (the sweep only reads the token).
    */
   String stop(Lease l) {
-    return (String) Lease.TOKEN.getAndSet(l, (String) null);
+    String token = l.token;
+    if (token != null) {
+      l.token = null;
+    }
+    return token;
   }
 
   /**
