@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  */
 final class AsynchronousAcknowledgement implements AcknowledgementMode {
 
-  // Logs under the consumer's name, as before the split: users' log configuration names it.
+  // Logs under the consumer's name: users' log configuration names it.
   private static final Logger log = LoggerFactory.getLogger(WebhookConsumer.class);
 
   private final DedupGate gate;
@@ -93,7 +93,7 @@ final class AsynchronousAcknowledgement implements AcknowledgementMode {
           tally.inFlight(event);
           break;
         case IN_FLIGHT:
-          if (!claim.running().owned) {
+          if (!claim.running().owned()) {
             // The original here is still asking the store: its outcome is not known yet.
             metrics.event(event.type(), "in_flight");
             tally.inFlight(event);

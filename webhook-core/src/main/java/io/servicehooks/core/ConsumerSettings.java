@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  */
 final class ConsumerSettings {
 
-  // Logs under the consumer's name, as before the split: users' log configuration names it.
+  // Logs under the consumer's name: users' log configuration names it.
   private static final Logger log = LoggerFactory.getLogger(WebhookConsumer.class);
 
   List<String> secrets = List.of();
@@ -65,7 +65,7 @@ final class ConsumerSettings {
   Duration dedupLease = Deduplicator.DEFAULT_LEASE;
   Duration dedupTimeout = WebhookConsumer.DEFAULT_DEDUP_TIMEOUT;
   boolean failOpen;
-  ScheduledExecutorService dedupScheduler = DedupScheduler.shared();
+  ScheduledExecutorService dedupScheduler = DedupGate.sharedScheduler();
 
   /** The platform gives up on an answer after this: every wait must end well before it. */
   private static final Duration ANSWER_BUDGET = Duration.ofSeconds(10);

@@ -153,15 +153,15 @@ final class InMemoryDeduplicator implements Deduplicator, MeteredStore {
     return null;
   }
 
+  /** Far beyond any real lease; keeps now + lease from overflowing. */
+  private static final Duration LONGEST_LEASE = Duration.ofDays(365);
+
   private static long saturatedNanos(Duration lease) {
     Objects.requireNonNull(lease, "lease");
     if (lease.isNegative() || lease.isZero()) {
       throw new IllegalArgumentException("lease must be positive, was " + lease);
     }
-    // Far beyond any real lease; keeps now + lease from overflowing.
-    return lease.compareTo(Duration.ofDays(365)) > 0
-        ? Duration.ofDays(365).toNanos()
-        : lease.toNanos();
+    return lease.compareTo(LONGEST_LEASE) > 0 ? LONGEST_LEASE.toNanos() : lease.toNanos();
   }
 
   @Override

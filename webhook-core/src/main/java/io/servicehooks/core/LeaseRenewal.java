@@ -1,6 +1,7 @@
 package io.servicehooks.core;
 
 import java.time.Duration;
+import java.util.Collection;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.RejectedExecutionException;
@@ -12,17 +13,49 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps the leases of the events this process owns: a sweep every quarter lease renews each owner
- * that has held its claim past half of it, and a store that no longer holds a claim is told apart
- * as a lease run out or a key the store lost.
+ * Keeps the leases of the claims this process holds: a sweep every quarter lease renews each lease
+ * held past half of it, and a store that no longer holds a claim is told apart as a lease run out
+ * or a key the store lost.
+ *
+ * <p>It knows leases only: it sweeps the collection it was given, writes nothing but the {@link
+ * Lease} fields it declares, and never calls the one who holds the claims.
  */
 final class LeaseRenewal {
 
-  // Logs under the consumer's name, as before the split: users' log configuration names it.
+  // Logs under the consumer's name: users' log configuration names it.
   private static final Logger log = LoggerFactory.getLogger(WebhookConsumer.class);
 
+  /**
+   * One claim's lease at the store: its key, the owner token while the lease is held, and the clock
+   * readings that decide when it is renewed and whether a lost claim was the store's doing. Every
+   * field is written by {@link LeaseRenewal} alone. Not final: the record a claimer keeps for an
+   * event extends it, so an event and its lease are one object.
+   */
+  static class Lease {
+    final String key;
+
+    /** The store's owner token from {@link #held} to {@link #stop}; null otherwise. */
+    private volatile String token;
+
+    /** {@link System#nanoTime()} from which the lease is renewed. */
+    private volatile long renewAt;
+
+    /**
+     * The lease clock's reading before which the store certainly still holds the claim: the lease
+     * from the moment the last successful claim or renewal was sent.
+     */
+    private volatile long leaseSure;
+
+    /** The lease clock's reading when the claim was sent. */
+    private volatile long claimedAt;
+
+    Lease(String key) {
+      this.key = key;
+    }
+  }
+
   private final DedupStoreCalls calls;
-  private final RunningEvents running;
+  private final Collection<? extends Lease> leases;
   private final Duration lease;
   private final long halfLeaseNanos;
   private final long sweepNanos;
@@ -30,14 +63,18 @@ final class LeaseRenewal {
   private final LongSupplier leaseTicker;
   private final AtomicBoolean sweepScheduled = new AtomicBoolean();
 
+  /**
+   * @param leases what the sweep walks: a live view of the claimer's records; a record without a
+   *     token is skipped, and the sweep stops once the view is empty
+   */
   LeaseRenewal(
       DedupStoreCalls calls,
-      RunningEvents running,
+      Collection<? extends Lease> leases,
       Duration lease,
       ScheduledExecutorService scheduler,
       LongSupplier leaseTicker) {
     this.calls = calls;
-    this.running = running;
+    this.leases = leases;
     this.lease = lease;
     this.halfLeaseNanos = lease.toNanos() / 2;
     this.sweepNanos = Math.max(1, lease.toNanos() / 4);
@@ -54,25 +91,38 @@ final class LeaseRenewal {
     return leaseTicker.getAsLong();
   }
 
-  /** {@code r} was claimed with {@code token} by a call sent at {@code sent}: renew it from now. */
-  void claimed(DedupGate.Running r, String token, long sent) {
-    r.claimedAt = sent;
-    r.leaseSure = sent + lease.toNanos();
-    r.renewAt = System.nanoTime() + halfLeaseNanos;
-    r.token = token;
-    r.owned = true;
+  /** {@code l} was claimed with {@code token} by a call sent at {@code sent}: renew it from now. */
+  void held(Lease l, String token, long sent) {
+    l.claimedAt = sent;
+    l.leaseSure = sent + lease.toNanos();
+    l.renewAt = System.nanoTime() + halfLeaseNanos;
+    // Last: the sweep renews a lease once it sees its token, and then reads the fields above.
+    l.token = token;
     scheduleSweep();
   }
 
   /**
-   * The store answered that {@code r}'s token no longer holds its key. When the question was sent
+   * Stops renewing {@code l} and hands its token over (to mark the key done or release it): a
+   * second call, or one for a lease never held, answers null. Not atomic: a lease is stopped from
+   * one thread at a time (the sweep only reads the token).
+   */
+  String stop(Lease l) {
+    String token = l.token;
+    if (token != null) {
+      l.token = null;
+    }
+    return token;
+  }
+
+  /**
+   * The store answered that {@code l}'s token no longer holds its key. When the question was sent
    * while the lease certainly still ran, the store lost the key (evicted, or its data lost in a
    * restart or fail-over): a slow listener is not to blame. Otherwise the lease ran out. Counted
    * once per event, at its mark (a lost renewal is followed by a mark that finds the key lost too).
    */
-  void claimNotHeld(DedupGate.Running r, long sent, String when, boolean count) {
-    long held = Math.max(0, sent - r.claimedAt);
-    if (sent - r.leaseSure < 0) {
+  void claimNotHeld(Lease l, long sent, String when, boolean count) {
+    long held = Math.max(0, sent - l.claimedAt);
+    if (sent - l.leaseSure < 0) {
       if (count) {
         calls.metrics().claimLost();
       }
@@ -81,7 +131,7 @@ final class LeaseRenewal {
               + " (held {} ms of {}): the store lost the key (Redis: an eviction policy other than"
               + " noeviction, a restart without persistence, a fail-over); a copy may run the"
               + " event again",
-          LogSafe.escape(r.key),
+          LogSafe.escape(l.key),
           when,
           TimeUnit.NANOSECONDS.toMillis(held),
           lease);
@@ -92,13 +142,13 @@ final class LeaseRenewal {
       log.warn(
           "Dedup lease on {} ran out before its listeners finished (held {} ms, lease {}): another"
               + " copy may have run it too",
-          LogSafe.escape(r.key),
+          LogSafe.escape(l.key),
           TimeUnit.NANOSECONDS.toMillis(held),
           lease);
     }
   }
 
-  /** Makes sure a sweep that renews long-running owners' leases is due while any runs. */
+  /** Makes sure a sweep that renews long-held leases is due while any record is in the view. */
   private void scheduleSweep() {
     if (!sweepScheduled.get() && sweepScheduled.compareAndSet(false, true)) {
       try {
@@ -110,31 +160,31 @@ final class LeaseRenewal {
   }
 
   /**
-   * Renews the lease of every owner that has held its claim past half of it; runs every quarter
-   * lease while this process owns events, and stops when it owns none.
+   * Renews every lease held past half of it; runs every quarter lease while the view holds records,
+   * and stops when it holds none.
    */
   private void sweep() {
     long now = System.nanoTime();
-    for (DedupGate.Running r : running.all()) {
-      String token = r.token;
-      if (token != null && now - r.renewAt >= 0) {
-        r.renewAt = now + halfLeaseNanos;
-        renew(r, token);
+    for (Lease l : leases) {
+      String token = l.token;
+      if (token != null && now - l.renewAt >= 0) {
+        l.renewAt = now + halfLeaseNanos;
+        renew(l, token);
       }
     }
     sweepScheduled.set(false);
-    if (!running.isEmpty()) {
+    if (!leases.isEmpty()) {
       scheduleSweep();
     }
   }
 
-  private void renew(DedupGate.Running r, String token) {
+  private void renew(Lease l, String token) {
     try {
       long sent = leaseTicker.getAsLong();
       long begin = calls.begin();
       CompletionStage<Boolean> stage;
       try {
-        stage = calls.store.renew(r.key, token, lease);
+        stage = calls.store.renew(l.key, token, lease);
       } catch (RuntimeException thrown) {
         stage = CompletableFuture.failedFuture(thrown);
       }
@@ -145,16 +195,17 @@ final class LeaseRenewal {
                 if (failure != null) {
                   log.warn(
                       "Dedup store failed to renew the lease on {}",
-                      LogSafe.escape(r.key),
+                      LogSafe.escape(l.key),
                       DedupStoreCalls.unwrap(failure));
                 } else if (Boolean.TRUE.equals(ok)) {
-                  r.leaseSure = sent + lease.toNanos();
-                } else if (r.token != null) {
-                  claimNotHeld(r, sent, "renewed", false);
+                  l.leaseSure = sent + lease.toNanos();
+                } else if (l.token != null) {
+                  // Not when the lease was stopped meanwhile: the key was marked done or released.
+                  claimNotHeld(l, sent, "renewed", false);
                 }
               });
     } catch (RuntimeException | Error unexpected) {
-      log.warn("Dedup store failed to renew the lease on {}", LogSafe.escape(r.key), unexpected);
+      log.warn("Dedup store failed to renew the lease on {}", LogSafe.escape(l.key), unexpected);
       if (unexpected instanceof VirtualMachineError vmError) {
         throw vmError;
       }
