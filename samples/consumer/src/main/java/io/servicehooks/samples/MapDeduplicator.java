@@ -12,32 +12,38 @@ import java.util.concurrent.ConcurrentHashMap;
 /** A dedup store on a map: the shape of a real one, which keeps the map in Redis or a table. */
 public final class MapDeduplicator implements Deduplicator {
 
-  /** The owner's token and when its lease ends; {@link #DONE} once handled. */
-  private record Entry(String token, long leaseEndsMillis) {}
-
-  private static final Entry DONE = new Entry(null, Long.MAX_VALUE);
+  /** The owner's token (null once done) and when the entry ends: its lease, or its window. */
+  private record Entry(String token, long endsMillis) {}
 
   private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
+  private final long windowMillis;
+
+  /** Remembers a done key for {@code window}; a real store lets a TTL or a purge drop it. */
+  public MapDeduplicator(Duration window) {
+    this.windowMillis = window.toMillis();
+  }
 
   @Override
   public CompletionStage<Claim> claim(String key, Duration lease) {
     long now = System.currentTimeMillis();
     Entry mine = new Entry(UUID.randomUUID().toString(), now + lease.toMillis());
-    // One atomic step: take the key when it is free or its owner's lease ran out.
+    // One atomic step: take the key when it is free, its owner's lease ran out, or its window
+    // passed.
     Entry held =
-        entries.compute(key, (k, old) -> old == null || old.leaseEndsMillis() <= now ? mine : old);
+        entries.compute(key, (k, old) -> old == null || old.endsMillis() <= now ? mine : old);
     if (held == mine) {
       return completedFuture(Claim.claimed(mine.token()));
     }
-    if (held == DONE) {
+    if (held.token() == null) {
       return completedFuture(Claim.done());
     }
-    return completedFuture(Claim.runningElsewhere(Duration.ofMillis(held.leaseEndsMillis() - now)));
+    return completedFuture(Claim.runningElsewhere(Duration.ofMillis(held.endsMillis() - now)));
   }
 
   @Override
   public CompletionStage<Boolean> markDone(String key, String token) {
-    return completedFuture(replaceIfOwner(key, token, DONE)); // a real store: kept 24 h
+    Entry done = new Entry(null, System.currentTimeMillis() + windowMillis);
+    return completedFuture(replaceIfOwner(key, token, done));
   }
 
   @Override
@@ -62,8 +68,7 @@ public final class MapDeduplicator implements Deduplicator {
     entries.computeIfPresent(
         key,
         (k, old) -> {
-          owner[0] =
-              token.equals(old.token()) && old.leaseEndsMillis() > System.currentTimeMillis();
+          owner[0] = token.equals(old.token()) && old.endsMillis() > System.currentTimeMillis();
           return owner[0] ? next : old;
         });
     return owner[0];

@@ -22,7 +22,7 @@ final class MapDeduplicatorTest {
 
   @Test
   void claim_thenDone_copiesSeeRunningThenDone_staleTokenRefused() {
-    MapDeduplicator store = new MapDeduplicator();
+    MapDeduplicator store = new MapDeduplicator(Deduplicator.DEFAULT_WINDOW);
     Claim owner = claim(store, "e:1");
     assertThat(owner.status()).isEqualTo(Claim.Status.CLAIMED);
     assertThat(claim(store, "e:1").status()).isEqualTo(Claim.Status.RUNNING_ELSEWHERE);
@@ -38,7 +38,7 @@ final class MapDeduplicatorTest {
     WebhookConsumer consumer =
         WebhookConsumer.builder()
             .consumerSecrets("secret")
-            .deduplicator(new MapDeduplicator())
+            .deduplicator(new MapDeduplicator(Deduplicator.DEFAULT_WINDOW))
             .on("post.create", e -> seen.add(e.id()))
             .build();
     byte[] body =

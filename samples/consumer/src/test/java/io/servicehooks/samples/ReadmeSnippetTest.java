@@ -14,9 +14,10 @@ import org.junit.jupiter.api.Test;
 /**
  * The Java examples of the README and the docs/ pages are code that compiles here ({@link
  * QuickStart}, {@link PlainJavaBot}, {@link SeveralInstances}, the store in "Write your own store"
- * {@link MapDeduplicator}, "Catching up after downtime" {@link CatchUpBot}), every snippet has its
- * imports and they name real types, and "Use it in your project" gives the coordinates on Maven
- * Central of the version the root pom builds, and the snapshot to install until it is released.
+ * {@link MapDeduplicator} and the contract test it starts with, "Catching up after downtime" {@link
+ * CatchUpBot}), every snippet has its imports and they name real types, and "Use it in your
+ * project" gives the coordinates on Maven Central of the version the root pom builds, and the
+ * snapshot to install until it is released.
  */
 final class ReadmeSnippetTest {
 
@@ -186,6 +187,30 @@ final class ReadmeSnippetTest {
                 source.indexOf("// README-STORE-BEGIN") + "// README-STORE-BEGIN".length(),
                 source.indexOf("// README-STORE-END")));
     assertThat(normalized(allDocs())).contains(expected);
+  }
+
+  @Test
+  void writeYourOwnStore_startsWithTheContract_isMapDeduplicatorContractTestCode()
+      throws Exception {
+    String source =
+        Files.readString(
+            Path.of("src/test/java/io/servicehooks/samples/MapDeduplicatorContractTest.java"));
+    String expected =
+        normalized(
+            source.substring(
+                source.indexOf("// README-CONTRACT-BEGIN") + "// README-CONTRACT-BEGIN".length(),
+                source.indexOf("// README-CONTRACT-END")));
+    String page = Files.readString(ROOT.resolve("docs/several-instances.md"));
+    String section = page.substring(page.indexOf("### Write your own store"));
+    String firstParagraph =
+        section.substring(0, section.indexOf("\n\n", section.indexOf("\n") + 2));
+    assertThat(firstParagraph)
+        .contains("servicehooks-store-contracts")
+        .contains("DeduplicatorContract")
+        .contains("EventInboxContract");
+    assertThat(normalized(javaBlocks(section).get(0))).isEqualTo(expected);
+    assertThat(section)
+        .contains("<artifactId>servicehooks-store-contracts</artifactId>\n  <scope>test</scope>");
   }
 
   @Test
