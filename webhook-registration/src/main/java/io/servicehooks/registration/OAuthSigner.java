@@ -16,10 +16,10 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * Signs requests per RFC 5849 with HMAC-SHA1 (PROTOCOL section 9): the signature base string from
- * the method, the base URL and the sorted, percent-encoded parameters of the query, a form body and
- * the {@code oauth_*} set; the key from the consumer secret and the token secret. A JSON body is
- * not a parameter source.
+ * Signs requests per RFC 5849 with HMAC-SHA1 (docs/acting-for-a-user.md#how-it-works): the
+ * signature base string from the method, the base URL and the sorted, percent-encoded parameters of
+ * the query, a form body and the {@code oauth_*} set; the key from the consumer secret and the
+ * token secret. A JSON body is not a parameter source.
  */
 final class OAuthSigner {
 

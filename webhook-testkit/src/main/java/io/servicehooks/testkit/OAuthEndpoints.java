@@ -21,10 +21,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The simulated platform's OAuth 1.0a side (PROTOCOL section 9): the three legs ({@code POST
- * /oauth/request_token}, the authorize page, {@code POST /oauth/access_token}), {@code POST
- * /1.1/oauth/invalidate_token}, and the check of user-context calls to {@code /2/...}. Every signed
- * request is verified with the testkit's own {@link OAuthSignature}; a timestamp more than 5
+ * The simulated platform's OAuth 1.0a side (docs/acting-for-a-user.md#how-it-works): the three legs
+ * ({@code POST /oauth/request_token}, the authorize page, {@code POST /oauth/access_token}), {@code
+ * POST /1.1/oauth/invalidate_token}, and the check of user-context calls to {@code /2/...}. Every
+ * signed request is verified with the testkit's own {@link OAuthSignature}; a timestamp more than 5
  * minutes from the simulator's clock and a nonce seen before are refused.
  *
  * <p>This class keeps the token state (request tokens, verifiers, access tokens, users) and the

@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
  */
 final class OAuthVerifier {
 
-  // The simulator's OAuth log, as before the split.
+  // Logs under OAuthEndpoints' name: one logger for all of the simulator's OAuth endpoints, so a
+  // test's log configuration silences or shows them together.
   private static final Logger log = LoggerFactory.getLogger(OAuthEndpoints.class);
   private static final Pattern DIGITS = Pattern.compile("[0-9]{1,12}");
 

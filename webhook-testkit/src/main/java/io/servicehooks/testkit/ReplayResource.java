@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
  */
 final class ReplayResource {
 
-  // The simulator's API log, as before the split.
+  // Logs under Api's name: one logger for all of the simulator's API resources, so a test's log
+  // configuration silences or shows them together.
   private static final Logger log = LoggerFactory.getLogger(Api.class);
 
   private static final DateTimeFormatter REPLAY_DATE =

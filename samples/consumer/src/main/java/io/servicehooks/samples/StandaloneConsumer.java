@@ -177,7 +177,7 @@ public final class StandaloneConsumer implements AutoCloseable {
       ObservationRegistry observations) {
     if (settings.redisUrl() != null && database != null) {
       // Durable mode: the inbox table is the dedup every instance shares, so a Redis store would
-      // connect, fail start-up when Redis is down, and write nothing (issue 21, point 3).
+      // connect, fail start-up when Redis is down, and write nothing.
       log.warn(
           "REDIS_URL is not used for dedup in durable mode (DATABASE_URL): the inbox table is the"
               + " dedup every instance shares; catch-up may still keep its heartbeat there");
