@@ -19,10 +19,6 @@ final class Dispatcher {
   private final Metrics metrics;
   private final Observations observations;
 
-  Dispatcher(Router router, ErrorHandler errorHandler, Metrics metrics) {
-    this(router, errorHandler, metrics, Observations.NONE);
-  }
-
   Dispatcher(Router router, ErrorHandler errorHandler, Metrics metrics, Observations observations) {
     this.router = router;
     this.errorHandler = errorHandler;

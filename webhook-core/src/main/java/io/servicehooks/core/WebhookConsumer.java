@@ -592,12 +592,6 @@ public final class WebhookConsumer implements AutoCloseable {
       return this;
     }
 
-    /** Tests only: the scheduler that polls for copies and renews leases. */
-    Builder dedupScheduler(java.util.concurrent.ScheduledExecutorService scheduler) {
-      settings.dedupScheduler = Objects.requireNonNull(scheduler, "scheduler");
-      return this;
-    }
-
     /**
      * How long a delivery handed to the listener executor may wait there for a thread (default
      * {@link WebhookConsumer#DEFAULT_QUEUEING_DEADLINE}, 5 s). One that starts later is not run: it

@@ -214,17 +214,6 @@ final class OAuthSigner {
     return params;
   }
 
-  /** Encodes parameters as a form body, RFC 3986 style (what the signature saw). */
-  static String formBody(List<Param> params) {
-    List<String> pairs = new ArrayList<>(params.size());
-    params.forEach(p -> pairs.add(percentEncode(p.name()) + '=' + percentEncode(p.value())));
-    return String.join("&", pairs);
-  }
-
-  String consumerKey() {
-    return consumerKey;
-  }
-
   @Override
   public String toString() {
     // The consumer key identifies the app to anyone who reads it: a credential like the rest.

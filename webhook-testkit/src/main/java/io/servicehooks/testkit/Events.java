@@ -287,6 +287,6 @@ public final class Events {
   }
 
   private static String now() {
-    return Webhook.TIMESTAMP.format(Instant.now());
+    return RegisteredWebhook.TIMESTAMP.format(Instant.now());
   }
 }
