@@ -105,9 +105,9 @@ import org.slf4j.LoggerFactory;
  * check; close), one piece because its transitions read and write the same guarded state (the
  * state, the open body, why it is ending, the pending wait). Its collaborators each do one job:
  * {@code Backoff} (the platform's waits), {@code Backfill} (the gap and what to ask again), {@code
- * StreamOutage} (healthy and the outage lines), {@code LineSplitter} and {@code StreamLine} (bytes to
- * lines to events or error objects), {@code ConsumerFeed} (the bounded queue and the listener thread)
- * and {@code StreamMessages} (the words of the log lines).
+ * StreamOutage} (healthy and the outage lines), {@code LineSplitter} and {@code StreamLine} (bytes
+ * to lines to events or error objects), {@code ConsumerFeed} (the bounded queue and the listener
+ * thread) and {@code StreamMessages} (the words of the log lines).
  */
 public final class ActivityStream implements AutoCloseable {
 

@@ -264,8 +264,7 @@ final class ReadmeSnippetTest {
       for (String block : javaBlocks(Files.readString(readme))) {
         List<String> imports = block.lines().filter(l -> l.startsWith("import ")).toList();
         String code =
-            String.join(
-                "\n", block.lines().filter(l -> !l.startsWith("import ")).toList());
+            String.join("\n", block.lines().filter(l -> !l.startsWith("import ")).toList());
         boolean found = false;
         for (Path source : sources) {
           String text = Files.readString(source);
@@ -275,7 +274,10 @@ final class ReadmeSnippetTest {
           }
         }
         assertThat(found)
-            .as(module + "'s README snippet is code of one samples file, with its imports:\n" + block)
+            .as(
+                module
+                    + "'s README snippet is code of one samples file, with its imports:\n"
+                    + block)
             .isTrue();
       }
     }
