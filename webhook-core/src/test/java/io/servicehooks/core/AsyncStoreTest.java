@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 /**
  * A store's asynchronous answer is composed, not waited for. While a network store has not
  * answered, no worker thread is held; listeners then run on the executor, never on the store's
- * thread. A store in memory answers on the calling thread, as before.
+ * thread. A store in memory answers on the calling thread: no hop for the in-memory path.
  */
 final class AsyncStoreTest {
 
