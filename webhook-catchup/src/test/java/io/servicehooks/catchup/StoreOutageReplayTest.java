@@ -36,8 +36,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * The consumer stays up but its dedup store is down for 10 minutes, so every delivery is answered
  * 503 and the events of the outage's first minutes are dropped after the platform's retries. The
  * heartbeat means "answered 2xx", not "the process is up" (which would hide the gap): the refused
- * period is replayed once deliveries are answered again, and every event is handled exactly once. All on the simulator's clock, with the test running the heartbeat
- * every 30 simulated seconds.
+ * period is replayed once deliveries are answered again, and every event is handled exactly once.
+ * All on the simulator's clock, with the test running the heartbeat every 30 simulated seconds.
  */
 final class StoreOutageReplayTest {
 
