@@ -153,7 +153,7 @@ public final class LoadReport {
     ratio(
         out,
         cells,
-        "d-worker-redis / d-worker req/s (Redis against in memory, issue 24)",
+        "d-worker-redis / d-worker req/s (Redis against in memory)",
         "new",
         "d-worker-redis",
         "d-worker",
@@ -180,7 +180,7 @@ public final class LoadReport {
     ratio(
         out,
         cells,
-        "d-worker-durable / b-durable req/s (issue 24)",
+        "d-worker-durable / b-durable req/s",
         "new",
         "d-worker-durable",
         "b-durable",

@@ -15,8 +15,8 @@ import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * Whether the inbox's retention purge keeps up with the insert rate (issue 18, point 8). Two phases
- * on a schema of its own, against {@code DATABASE_URL} (default the local test database):
+ * Whether the inbox's retention purge keeps up with the insert rate. Two phases on a schema of its
+ * own, against {@code DATABASE_URL} (default the local test database):
  *
  * <ol>
  *   <li><b>ceiling</b>: {@code BACKLOG} done rows (about 1.5 KB each, as a 1.5 KB delivery's row)

@@ -27,18 +27,19 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 18's catch-up across a store outage, with several processes: two consumer jars with {@code
+ * Catch-up across a store outage, with several processes: two consumer jars with {@code
  * CATCH_UP=true} in synchronous mode, dedup and the catch-up heartbeat on the fleet's own Redis,
  * behind one load balancer the testkit simulator delivers to. Both lose their Redis link for longer
  * than the platform's (compressed) retries, so the platform drops the first events of the outage;
  * once the link is back, catch-up replays the refused period and every event is handled once.
  *
- * <p>The simulator runs on the real clock with PROTOCOL 2's schedule compressed (0.3 s, 0.6 s, 1 s:
- * a delivery refused throughout is dropped about 10 s after its first attempt, each 503 taking the
- * consumer's 2 s {@code dedupTimeout}), and the jars' catch-up with a 1 s heartbeat and a 5 s gap
- * threshold ({@code CATCH_UP_HEARTBEAT_MS}, {@code CATCH_UP_GAP_THRESHOLD_MS}) instead of 30 s and
- * 2 min. The replay window is whole minutes and reaches 2 minutes before the outage, so it carries
- * every event of the test again: those handled already are duplicates in Redis.
+ * <p>The simulator runs on the real clock with the platform's retry schedule
+ * (docs/protocol.md#deliveries-and-retries) compressed (0.3 s, 0.6 s, 1 s: a delivery refused
+ * throughout is dropped about 10 s after its first attempt, each 503 taking the consumer's 2 s
+ * {@code dedupTimeout}), and the jars' catch-up with a 1 s heartbeat and a 5 s gap threshold
+ * ({@code CATCH_UP_HEARTBEAT_MS}, {@code CATCH_UP_GAP_THRESHOLD_MS}) instead of 30 s and 2 min. The
+ * replay window is whole minutes and reaches 2 minutes before the outage, so it carries every event
+ * of the test again: those handled already are duplicates in Redis.
  */
 final class CatchUpFleetIT {
 

@@ -110,7 +110,7 @@ final class DurableFleetIT {
     row.leftover = awaitAllDone();
     row.from(
         fleet.answers().stream().filter(a -> a.id().startsWith("pg")).toList(), fleet.handled());
-    // A done mark that fails is retried until the lease ends (issue 18); an event runs again only
+    // A done mark that fails is retried until the lease ends; an event runs again only
     // if its worker's mark could not land within the lease: at most one per worker per restart.
     row.duplicateBound = 2 * WORKERS * 2;
     row.recoveryMs = recovery;
@@ -128,10 +128,10 @@ final class DurableFleetIT {
   }
 
   /**
-   * Issue 18's done marks lost in a cut: instance 1 is cut from the database for about 5 s while
-   * its workers run a backlog. Its marks land once the link returns (within the 10 s lease), so no
-   * row is taken again by instance 2 and nothing runs twice; instance 1 refuses new deliveries with
-   * 503 within the inbox's 5 s meanwhile, and instance 2 keeps storing.
+   * Done marks lost in a cut: instance 1 is cut from the database for about 5 s while its workers
+   * run a backlog. Its marks land once the link returns (within the 10 s lease), so no row is taken
+   * again by instance 2 and nothing runs twice; instance 1 refuses new deliveries with 503 within
+   * the inbox's 5 s meanwhile, and instance 2 keeps storing.
    */
   @Test
   @Order(2)

@@ -89,9 +89,9 @@ final class RedisFleetIT {
   }
 
   /**
-   * Issue 18's orphaned claims: a claim sent during a cut reaches Redis when the link returns,
-   * after the instance gave up on it. The store releases it then, so the platform's retry runs at
-   * once rather than after the 30 s lease.
+   * Orphaned claims: a claim sent during a cut reaches Redis when the link returns, after the
+   * instance gave up on it. The store releases it then, so the platform's retry runs at once rather
+   * than after the 30 s lease.
    */
   @Test
   @Order(1)
@@ -228,10 +228,10 @@ final class RedisFleetIT {
   }
 
   /**
-   * PROTOCOL 2's retries drive the redeliveries: the testkit simulator (schedule compressed to
-   * about 16 s) delivers to instance 1 (through a proxy on loopback, since the simulator accepts
-   * only loopback http URLs) while it is cut from Redis for 4 s; every refused delivery is retried
-   * until it succeeds once the link is back.
+   * The platform's retries (docs/protocol.md#deliveries-and-retries) drive the redeliveries: the
+   * testkit simulator (schedule compressed to about 16 s) delivers to instance 1 (through a proxy
+   * on loopback, since the simulator accepts only loopback http URLs) while it is cut from Redis
+   * for 4 s; every refused delivery is retried until it succeeds once the link is back.
    */
   @Test
   @Order(4)
@@ -291,8 +291,7 @@ final class RedisFleetIT {
       assertThat(retries).as("the cut made the platform retry").isPositive();
 
       Invariants.Row row =
-          new Invariants.Row(
-              "platform retries (PROTOCOL 2, compressed) across a cut", "sync, Redis");
+          new Invariants.Row("platform retries (compressed schedule) across a cut", "sync, Redis");
       row.from(asAnswers, handled);
       row.slowestMs = -1;
       row.leftover = platform.droppedEvents() + awaitNoClaims();
@@ -308,9 +307,9 @@ final class RedisFleetIT {
   }
 
   /**
-   * Issue 18's Redis restart without persistence: every done mark is gone, so every redelivery of
-   * an event handled before the restart runs again. Measured, not prevented: the README says a
-   * dedup store needs persistence to match the stakes.
+   * A Redis restart without persistence: every done mark is gone, so every redelivery of an event
+   * handled before the restart runs again. Measured, not prevented: the README says a dedup store
+   * needs persistence to match the stakes.
    */
   @Test
   @Order(5)

@@ -6,9 +6,9 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 21, point 13: with this one dependency (its test class path is what an application gets
- * from it) everything durable mode, registration and catch-up need is there; only
- * spring-boot-starter-jdbc (the DataSource and HikariCP) is the application's to add.
+ * With this one dependency (its test class path is what an application gets from it) everything
+ * durable mode, registration and catch-up need is there; only spring-boot-starter-jdbc (the
+ * DataSource and HikariCP) is the application's to add.
  */
 final class StarterContentsTest {
 

@@ -24,8 +24,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.slf4j.LoggerFactory;
 
 /**
- * Issue 13, point 7, end to end on the simulator's clock: a real consumer on a real server, the
- * simulator dropping what it could not deliver, and a catch-up that heals the gap with one replay.
+ * Catch-up end to end on the simulator's clock: a real consumer on a real server, the simulator
+ * dropping what it could not deliver, and a catch-up that heals the gap with one replay.
  */
 final class CatchUpEndToEndTest {
 

@@ -6,9 +6,8 @@ import java.time.Instant;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 21, point 12: the catch-up log shows the window as the replay request carries it ({@code
- * from_date}, {@code to_date}, minutes in UTC as {@code yyyyMMddHHmm}), so log and request show the
- * same end.
+ * The catch-up log shows the window as the replay request carries it ({@code from_date}, {@code
+ * to_date}, minutes in UTC as {@code yyyyMMddHHmm}), so log and request show the same end.
  */
 final class CatchUpWindowTest {
 

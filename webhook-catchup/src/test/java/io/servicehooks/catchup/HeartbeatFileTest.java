@@ -25,9 +25,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.slf4j.LoggerFactory;
 
 /**
- * Issue 18, point 10: a corrupt heartbeat file is repaired with one ERROR line and catch-up works
- * again (it used to log a WARN every heartbeat and never replay); a missing file is told apart from
- * a first start.
+ * A corrupt heartbeat file is repaired with one ERROR line and catch-up works again, rather than a
+ * WARN every heartbeat and no replay ever; a missing file is told apart from a first start.
  */
 final class HeartbeatFileTest {
 

@@ -33,12 +33,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Issue 18, point 7: the consumer stays up but its dedup store is down for 10 minutes, so every
- * delivery is answered 503 and the events of the outage's first minutes are dropped after the
- * platform's retries. The heartbeat used to keep beating (the process was up) and nothing was
- * replayed; now it means "answered 2xx": the refused period is replayed once deliveries are
- * answered again, and every event is handled exactly once. All on the simulator's clock, with the
- * test running the heartbeat every 30 simulated seconds.
+ * The consumer stays up but its dedup store is down for 10 minutes, so every delivery is answered
+ * 503 and the events of the outage's first minutes are dropped after the platform's retries. The
+ * heartbeat means "answered 2xx", not "the process is up" (which would hide the gap): the refused
+ * period is replayed once deliveries are answered again, and every event is handled exactly once.
+ * All on the simulator's clock, with the test running the heartbeat every 30 simulated seconds.
  */
 final class StoreOutageReplayTest {
 

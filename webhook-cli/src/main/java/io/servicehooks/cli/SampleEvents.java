@@ -10,7 +10,8 @@ import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * Realistic sample deliveries in the current activity envelope (PROTOCOL.md section 3a): {@code
+ * Realistic sample deliveries in the current activity envelope
+ * (docs/protocol.md#activity-envelope): {@code
  * {"data":{"event_uuid","event_type","filter","tag","payload","includes"}}}, with a payload shaped
  * for the event's family. Unknown types get an empty payload: new types keep appearing and a
  * consumer must accept them.

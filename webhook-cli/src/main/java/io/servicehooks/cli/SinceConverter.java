@@ -14,7 +14,7 @@ import picocli.CommandLine.TypeConversionException;
  */
 final class SinceConverter implements ITypeConverter<Duration> {
 
-  /** How far back the platform replays (PROTOCOL.md section 5). */
+  /** How far back the platform replays (docs/protocol.md#registration-api-shapes). */
   static final Duration REPLAY_REACH = Duration.ofHours(24);
 
   private static final Pattern AMOUNT = Pattern.compile("([+-]?[0-9]{1,9})\\s*([smhd])");

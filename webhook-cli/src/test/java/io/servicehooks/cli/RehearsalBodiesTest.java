@@ -17,8 +17,8 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 21, point 11: every body docs/send-bodies.md shows for {@code send --body} is accepted by a
- * real consumer and gives the event type the page says, in the page's order.
+ * Every body docs/send-bodies.md shows for {@code send --body} is accepted by a real consumer and
+ * gives the event type the page says, in the page's order.
  */
 final class RehearsalBodiesTest {
 

@@ -8,10 +8,11 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Reads an account-activity batch (PROTOCOL 3b) into its events: one per item of each {@code
- * *_events} array, each {@code user_event} kind and a {@code replay_job_status}, typed by the
- * array's name (and the item's {@code type} where one array carries two). Dedup keys are scoped by
- * {@code for_user_id}, so the same post seen by two subscribed users is two events.
+ * Reads an account-activity batch (docs/protocol.md#account-activity-batch) into its events: one
+ * per item of each {@code *_events} array, each {@code user_event} kind and a {@code
+ * replay_job_status}, typed by the array's name (and the item's {@code type} where one array
+ * carries two). Dedup keys are scoped by {@code for_user_id}, so the same post seen by two
+ * subscribed users is two events.
  */
 final class AccountActivityBatch {
 
@@ -105,7 +106,10 @@ final class AccountActivityBatch {
         mapper);
   }
 
-  /** The current type of one item of the array {@code name} (PROTOCOL 3b). */
+  /**
+   * The current type of one item of the array {@code name}
+   * (docs/protocol.md#account-activity-batch).
+   */
   private static String typeOf(String name, JsonNode item, String forUserId)
       throws PayloadParser.Malformed {
     switch (name) {

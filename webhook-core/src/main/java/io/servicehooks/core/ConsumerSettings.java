@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
  */
 final class ConsumerSettings {
 
-  // Logs under the consumer's name: users' log configuration names it.
+  // Logs under WebhookConsumer's name, the one logger users' log configuration names for the
+  // whole consumer; the class that does the work is an implementation detail.
   private static final Logger log = LoggerFactory.getLogger(WebhookConsumer.class);
 
   List<String> secrets = List.of();

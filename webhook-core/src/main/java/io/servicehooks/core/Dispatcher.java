@@ -10,17 +10,14 @@ import org.slf4j.LoggerFactory;
  */
 final class Dispatcher {
 
-  // Logs under the consumer's name, as before the split: users' log configuration names it.
+  // Logs under WebhookConsumer's name, the one logger users' log configuration names for the
+  // whole consumer; the class that does the work is an implementation detail.
   private static final Logger log = LoggerFactory.getLogger(WebhookConsumer.class);
 
   private final Router router;
   private final ErrorHandler errorHandler;
   private final Metrics metrics;
   private final Observations observations;
-
-  Dispatcher(Router router, ErrorHandler errorHandler, Metrics metrics) {
-    this(router, errorHandler, metrics, Observations.NONE);
-  }
 
   Dispatcher(Router router, ErrorHandler errorHandler, Metrics metrics, Observations observations) {
     this.router = router;

@@ -37,16 +37,6 @@ final class DurableAcknowledgement implements AcknowledgementMode {
       Metrics metrics,
       Answers answers,
       ObjectMapper mapper,
-      Duration timeout) {
-    this(inbox, dispatcher, metrics, answers, mapper, timeout, Observations.NONE);
-  }
-
-  DurableAcknowledgement(
-      EventInbox inbox,
-      Dispatcher dispatcher,
-      Metrics metrics,
-      Answers answers,
-      ObjectMapper mapper,
       Duration timeout,
       Observations observations) {
     this.inbox = inbox;

@@ -10,8 +10,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Turns any event type name the platform sends into its current dot-separated name.
  *
- * <p>Order of rules: a user alias; the legacy table of PROTOCOL section 4; then the general rule
- * for PascalCase names not in the table:
+ * <p>Order of rules: a user alias; the legacy table of docs/protocol.md#event-type-names; then the
+ * general rule for PascalCase names not in the table:
  *
  * <ul>
  *   <li>{@code <Subject>...Update} with at least one word between becomes {@code
@@ -26,7 +26,9 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class EventTypeNames {
 
-  /** The legacy table of PROTOCOL section 4, plus older spellings of current names. */
+  /**
+   * The legacy table of docs/protocol.md#event-type-names, plus older spellings of current names.
+   */
   static final Map<String, String> LEGACY =
       Map.ofEntries(
           Map.entry("ProfileBioUpdate", "profile.update.bio"),

@@ -1,6 +1,6 @@
 package io.servicehooks.core;
 
-/** The two shapes a delivery's body comes in (PROTOCOL section 3). */
+/** The two shapes a delivery's body comes in (docs/protocol.md#payload-families). */
 public enum PayloadFamily {
   /** The current activity envelope: {@code {"data":{"event_uuid",...}}}, one event per delivery. */
   ACTIVITY,

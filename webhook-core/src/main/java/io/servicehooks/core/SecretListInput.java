@@ -13,7 +13,8 @@ import org.slf4j.LoggerFactory;
  */
 final class SecretListInput {
 
-  // Logs under the consumer's name, as before the split: users' log configuration names it.
+  // Logs under WebhookConsumer's name, the one logger users' log configuration names for the
+  // whole consumer; the class that does the work is an implementation detail.
   private static final Logger log = LoggerFactory.getLogger(WebhookConsumer.class);
 
   private SecretListInput() {}

@@ -48,7 +48,7 @@ final class SynchronousAcknowledgement implements AcknowledgementMode {
     }
     if (runsNothing) {
       // Goes on on the thread that brought the store's answer instead of a hop to a worker and
-      // back (benchmarks/RESULTS.md "Issue 24: store paths").
+      // back (benchmarks/RESULTS.md, "Store paths").
       return claimed
           .thenCompose(claims -> answer(events, claims, start, null))
           .exceptionally(failure -> answers.internalError(failure, start));

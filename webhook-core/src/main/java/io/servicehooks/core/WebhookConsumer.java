@@ -59,10 +59,10 @@ import org.slf4j.LoggerFactory;
  * stops the rest for that event; the event then counts as failed and the {@link ErrorHandler} hears
  * of it. In a batch, the other events still run, and those that succeeded stay done.
  *
- * <p>Over 300 lines because its public constants and its {@link Builder} (nested as API, each
- * method a documented setting that {@code ConsumerSettings} validates) are the user's reference.
- * The work is elsewhere: {@code ConsumerWiring} assembles the steps, {@code DeliveryPath} takes a
- * delivery from its bytes to its answer, {@code Dispatcher} runs the listeners.
+ * <p>This class holds the public constants and the {@link Builder} (nested as API, each method a
+ * documented setting that {@code ConsumerSettings} validates), the user's reference. The work is
+ * elsewhere: {@code ConsumerWiring} assembles the steps, {@code DeliveryPath} takes a delivery from
+ * its bytes to its answer, {@code Dispatcher} runs the listeners.
  */
 public final class WebhookConsumer implements AutoCloseable {
 
@@ -589,12 +589,6 @@ public final class WebhookConsumer implements AutoCloseable {
      */
     public Builder failOpen(boolean failOpen) {
       settings.failOpen = failOpen;
-      return this;
-    }
-
-    /** Tests only: the scheduler that polls for copies and renews leases. */
-    Builder dedupScheduler(java.util.concurrent.ScheduledExecutorService scheduler) {
-      settings.dedupScheduler = Objects.requireNonNull(scheduler, "scheduler");
       return this;
     }
 

@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 9, point 5: the asynchronous mode's listener threads never keep the JVM alive after {@link
+ * The asynchronous mode's listener threads never keep the JVM alive after {@link
  * WebhookConsumer#close()}, even when a listener outlives the drain time-out.
  */
 final class AsyncListenerThreadsTest {

@@ -21,9 +21,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 11, point 1: a store's asynchronous answer is composed, not waited for. While a network
- * store has not answered, no worker thread is held; listeners then run on the executor, never on
- * the store's thread. A store in memory answers on the calling thread, as before.
+ * A store's asynchronous answer is composed, not waited for. While a network store has not
+ * answered, no worker thread is held; listeners then run on the executor, never on the store's
+ * thread. A store in memory answers on the calling thread: no hop for the in-memory path.
  */
 final class AsyncStoreTest {
 
@@ -89,10 +89,9 @@ final class AsyncStoreTest {
   }
 
   /**
-   * Issue 24, point 3: a delivery none of whose events has a listener asks a network store once per
-   * event ({@code claimDone}: claimed and marked done together) and what is left runs on the
-   * store's thread, with no hop to a worker; an event with a listener still claims, runs on the
-   * executor and marks done.
+   * A delivery none of whose events has a listener asks a network store once per event ({@code
+   * claimDone}: claimed and marked done together) and what is left runs on the store's thread, with
+   * no hop to a worker; an event with a listener still claims, runs on the executor and marks done.
    */
   @Test
   void noListener_oneStoreCallPerEvent_noHopToAWorker() throws Exception {

@@ -16,8 +16,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 9, point 2: whatever a listener, an error handler or the store throws, every claim this
- * process owns ends, so a redelivery of the same event is answered instead of waiting forever.
+ * Whatever a listener, an error handler or the store throws, every claim this process owns ends, so
+ * a redelivery of the same event is answered instead of waiting forever.
  */
 final class ClaimAlwaysEndsTest {
 

@@ -15,10 +15,10 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 11, point 6 (core side): {@code webhook.dedup.store} times every call to a store that may
- * block, and every call of a non-blocking store that did not answer at once (an asynchronous
- * network client, such as webhook-redis's), tagged by operation and outcome; the in-memory store,
- * which always answers at once, is not timed.
+ * {@code webhook.dedup.store} times every call to a store that may block, and every call of a
+ * non-blocking store that did not answer at once (an asynchronous network client, such as
+ * webhook-redis's), tagged by operation and outcome; the in-memory store, which always answers at
+ * once, is not timed.
  */
 final class DedupMetricsTest {
 

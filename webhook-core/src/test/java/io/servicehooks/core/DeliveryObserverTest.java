@@ -11,9 +11,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 18, point 7 (core side): the seam catch-up needs to tell "answering" from "up". Observers
- * hear the status of every verified delivery's answer, refusals of the store included; requests
- * that fail the signature or payload checks are not deliveries and are not reported.
+ * The seam catch-up needs to tell "answering" from "up". Observers hear the status of every
+ * verified delivery's answer, refusals of the store included; requests that fail the signature or
+ * payload checks are not deliveries and are not reported.
  */
 final class DeliveryObserverTest {
 

@@ -8,9 +8,8 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 21, point 8: in durable mode the inbox table is the dedup, so the meters of the dedup gate
- * and of the in-memory store (which could never move) are not registered; the other modes keep
- * them.
+ * In durable mode the inbox table is the dedup, so the meters of the dedup gate and of the
+ * in-memory store (which could never move) are not registered; the other modes keep them.
  */
 final class DurableMetersTest {
 

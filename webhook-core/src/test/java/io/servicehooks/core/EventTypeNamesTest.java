@@ -11,7 +11,9 @@ final class EventTypeNamesTest {
 
   private final EventTypeNames names = new EventTypeNames(Map.of());
 
-  /** The legacy table of PROTOCOL section 4, copied from the document, row by row. */
+  /**
+   * The legacy table of docs/protocol.md#event-type-names, copied from the document, row by row.
+   */
   @ParameterizedTest
   @CsvSource({
     "ProfileBioUpdate, profile.update.bio",

@@ -19,9 +19,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 11, point 5 (core side): a claim the store cannot answer (failed, thrown, hung past the
- * dedup time-out) answers the delivery 503 {@code dedup_unavailable}, runs no listener and releases
- * the delivery's other claims; {@code failOpen(true)} runs the listeners and counts it.
+ * A claim the store cannot answer (failed, thrown, hung past the dedup time-out) answers the
+ * delivery 503 {@code dedup_unavailable}, runs no listener and releases the delivery's other
+ * claims; {@code failOpen(true)} runs the listeners and counts it.
  */
 final class FailClosedTest {
 

@@ -11,12 +11,12 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Issue 18, point 9: ids that are not valid text. A lone surrogate has no UTF-8 form, so a store
- * that encodes keys writes {@code ?} for it and {@code sur\ud800}, {@code sur\ud801} and {@code
- * sur?} become one key (an event answered {@code duplicate} that never ran); a NUL cannot be stored
- * in a PostgreSQL text column (503 forever in durable mode). Both are refused 400 {@code
- * malformed_payload} in every mode, before any claim or store. The bodies carry the JSON escapes
- * themselves, as the platform would send them.
+ * Ids that are not valid text. A lone surrogate has no UTF-8 form, so a store that encodes keys
+ * writes {@code ?} for it and {@code sur\ud800}, {@code sur\ud801} and {@code sur?} become one key
+ * (an event answered {@code duplicate} that never ran); a NUL cannot be stored in a PostgreSQL text
+ * column (503 forever in durable mode). Both are refused 400 {@code malformed_payload} in every
+ * mode, before any claim or store. The bodies carry the JSON escapes themselves, as the platform
+ * would send them.
  */
 final class IdTextTest {
 

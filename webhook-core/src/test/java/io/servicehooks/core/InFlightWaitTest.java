@@ -13,8 +13,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 9, point 3: a copy of an event still running here waits a bounded time, then is answered
- * 503 {@code in_flight} with {@code Retry-After}, so the platform retries instead of timing out.
+ * A copy of an event still running here waits a bounded time, then is answered 503 {@code
+ * in_flight} with {@code Retry-After}, so the platform retries instead of timing out.
  */
 final class InFlightWaitTest {
 
@@ -42,7 +42,7 @@ final class InFlightWaitTest {
     WebhookResponse copy;
     try (LogCapture logs = new LogCapture()) {
       copy = consumer.handle(delivery).get(5, TimeUnit.SECONDS);
-      // issue 21, point 12: the WARN names the event, so the operator can follow it
+      // the WARN names the event, so the operator can follow it
       assertThat(logs.messages(ch.qos.logback.classic.Level.WARN))
           .anySatisfy(
               line ->

@@ -13,10 +13,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 18, point 4 (core side): a store that answers a claim after the dedup time-out (its own
- * time-out is longer, or the answer was on the way) has taken the key for an owner that already
- * answered 503. The consumer releases such a late claim, so the platform's retry runs the event
- * instead of waiting out a whole lease.
+ * A store that answers a claim after the dedup time-out (its own time-out is longer, or the answer
+ * was on the way) has taken the key for an owner that already answered 503. The consumer releases
+ * such a late claim, so the platform's retry runs the event instead of waiting out a whole lease.
  */
 final class LateClaimTest {
 

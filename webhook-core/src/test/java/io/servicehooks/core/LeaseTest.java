@@ -15,8 +15,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 11, point 4 (core side): an owner renews its lease while listeners run past half of it, and
- * a lease that ran out before the event was marked done is counted and logged.
+ * An owner renews its lease while listeners run past half of it, and a lease that ran out before
+ * the event was marked done is counted and logged.
  */
 final class LeaseTest {
 
@@ -100,8 +100,8 @@ final class LeaseTest {
   }
 
   /**
-   * Issue 18, point 6: the key vanished while the lease still ran (Redis evicted it, or lost it in
-   * a restart or fail-over). The WARN used to blame a slow listener; it now says the store lost it.
+   * The key vanished while the lease still ran (Redis evicted it, or lost it in a restart or
+   * fail-over). The WARN used to blame a slow listener; it now says the store lost it.
    */
   @Test
   void keyLostWhileLeaseRan_countedAsLost_warnBlamesTheStoreNotTheListener() {

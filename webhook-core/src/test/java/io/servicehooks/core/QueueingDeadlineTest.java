@@ -16,8 +16,8 @@ import java.util.concurrent.Executor;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 9, point 4, at the core: a hand-off that starts after the queueing deadline is answered 503
- * {@code busy} and releases its claims. The deadline is read on the core's clock.
+ * A hand-off that starts after the queueing deadline is answered 503 {@code busy} and releases its
+ * claims. The deadline is read on the core's clock.
  */
 final class QueueingDeadlineTest {
 

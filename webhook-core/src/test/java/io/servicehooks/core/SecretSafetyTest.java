@@ -20,7 +20,8 @@ final class SecretSafetyTest {
 
   @Test
   void placeholder_asTheWholeSecret_refusedNamingTheShapeNotTheVariable() {
-    // Reproduction of issue 10 point 1: this built, and signed CRCs with the literal text.
+    // An unexpanded placeholder would otherwise be taken as the secret, and CRCs signed with the
+    // literal text: the webhook would fail every check with no clue why.
     assertThatThrownBy(
             () -> WebhookConsumer.builder().consumerSecrets("${SERVICE_CONSUMER_SECRET}").build())
         .isInstanceOf(IllegalArgumentException.class)

@@ -12,8 +12,8 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 21, point 6: a dedup store outage logs one WARN (with the one stack trace) when it starts
- * and one INFO when it ends, however many deliveries it refuses; the meters count each refusal.
+ * A dedup store outage logs one WARN (with the one stack trace) when it starts and one INFO when it
+ * ends, however many deliveries it refuses; the meters count each refusal.
  */
 final class StoreOutageTest {
 

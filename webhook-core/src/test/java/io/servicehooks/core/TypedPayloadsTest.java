@@ -22,8 +22,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 21, point 10: the payload records, filled from the bodies the testkit's platform simulator
- * delivers ({@link Events}: both families of PROTOCOL section 3), through {@code on(Record.class,
+ * The payload records, filled from the bodies the testkit's platform simulator delivers ({@link
+ * Events}: both families of docs/protocol.md#payload-families), through {@code on(Record.class,
  * ...)}; unknown fields ignored, the raw JSON still there.
  */
 final class TypedPayloadsTest {

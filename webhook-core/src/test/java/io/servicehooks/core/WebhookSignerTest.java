@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
-/** Known answers from the published vectors of PROTOCOL section 7. */
+/** Known answers from the published vectors of docs/protocol.md#known-answers. */
 final class WebhookSignerTest {
 
   @Test

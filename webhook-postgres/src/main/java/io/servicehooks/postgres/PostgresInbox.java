@@ -57,10 +57,10 @@ import org.slf4j.LoggerFactory;
  * Every statement has a time-out ({@link Builder#statementTimeout}); getting a connection is
  * bounded by the DataSource's own settings (set the pool's connection time-out below 5 s).
  */
-// One piece above 300 lines: the facade and its public Builder, whose documented settings and
-// defaults are the API; the work is done by GroupCommitWriter and GroupInsert (the store step),
-// Workers, Poller, DueRows and RowProcessing (the process step), DoneMarker, OwnerLock and
-// Orphans (crash recovery), and Maintenance.
+// The facade and its public Builder, whose documented settings and defaults are the API; the
+// work is done by GroupCommitWriter and GroupInsert (the store step), Workers, Poller, DueRows and
+// RowProcessing (the process step), DoneMarker, OwnerLock and Orphans (crash recovery), and
+// Maintenance.
 public final class PostgresInbox implements EventInbox {
 
   private static final Logger log = LoggerFactory.getLogger(PostgresInbox.class);
@@ -141,6 +141,11 @@ public final class PostgresInbox implements EventInbox {
     this.workers = new Workers(s, health, owner);
     this.writer = new GroupCommitWriter(s, workers, health);
     this.maintenance = new Maintenance(s, health);
+  }
+
+  /** The settings this inbox was built with. */
+  Settings settings() {
+    return settings;
   }
 
   /** A builder; {@link Builder#dataSource} is the one required setting. */
@@ -274,32 +279,89 @@ public final class PostgresInbox implements EventInbox {
   }
 
   /** What the builder collected; read by the inbox's parts. */
+  /**
+   * What a {@link Builder} was told, copied at {@link Builder#build()}: an inbox's settings never
+   * change, however its builder is used afterwards (the builder writes a {@link Draft}).
+   */
   static final class Settings {
-    DataSource dataSource;
-    Tables tables = new Tables(DEFAULT_SCHEMA, DEFAULT_TABLE);
-    boolean createSchema;
-    Duration commitWindow = DEFAULT_COMMIT_WINDOW;
-    int maxBatchRows = DEFAULT_MAX_BATCH_ROWS;
-    int writers = DEFAULT_WRITERS;
-    int maxQueuedDeliveries = DEFAULT_MAX_QUEUED_DELIVERIES;
-    int workers = DEFAULT_WORKERS;
-    Duration lease = DEFAULT_LEASE;
-    int maxAttempts = DEFAULT_MAX_ATTEMPTS;
-    Duration backoffBase = DEFAULT_BACKOFF_BASE;
-    Duration backoffMax = DEFAULT_BACKOFF_MAX;
-    Duration retention = DEFAULT_RETENTION;
-    int purgeBatchSize = DEFAULT_PURGE_BATCH_SIZE;
-    Duration purgeInterval = DEFAULT_PURGE_INTERVAL;
-    Duration pollInterval = DEFAULT_POLL_INTERVAL;
-    Duration maxPollInterval = DEFAULT_MAX_POLL_INTERVAL;
-    Duration statementTimeout = DEFAULT_STATEMENT_TIMEOUT;
-    Duration gaugeInterval = DEFAULT_GAUGE_INTERVAL;
-    Duration drainTimeout = DEFAULT_DRAIN_TIMEOUT;
-    InboxMeters meters = InboxMeters.NONE;
-    List<DeadLetterListener> deadLetterListeners = new java.util.ArrayList<>();
-    // The owner token every lease carries: "<label>/<16 hex digits>", the label being the
-    // instance name or pid@host; new per process, held by OwnerLock's session.
-    String instance = owner(ManagementFactory.getRuntimeMXBean().getName()); // pid@host
+    final DataSource dataSource;
+    final Tables tables;
+    final boolean createSchema;
+    final Duration commitWindow;
+    final int maxBatchRows;
+    final int writers;
+    final int maxQueuedDeliveries;
+    final int workers;
+    final Duration lease;
+    final int maxAttempts;
+    final Duration backoffBase;
+    final Duration backoffMax;
+    final Duration retention;
+    final int purgeBatchSize;
+    final Duration purgeInterval;
+    final Duration pollInterval;
+    final Duration maxPollInterval;
+    final Duration statementTimeout;
+    final Duration gaugeInterval;
+    final Duration drainTimeout;
+    final InboxMeters meters;
+    final List<DeadLetterListener> deadLetterListeners;
+    final String instance;
+
+    Settings(Draft draft) {
+      this.dataSource = draft.dataSource;
+      this.tables = draft.tables;
+      this.createSchema = draft.createSchema;
+      this.commitWindow = draft.commitWindow;
+      this.maxBatchRows = draft.maxBatchRows;
+      this.writers = draft.writers;
+      this.maxQueuedDeliveries = draft.maxQueuedDeliveries;
+      this.workers = draft.workers;
+      this.lease = draft.lease;
+      this.maxAttempts = draft.maxAttempts;
+      this.backoffBase = draft.backoffBase;
+      this.backoffMax = draft.backoffMax;
+      this.retention = draft.retention;
+      this.purgeBatchSize = draft.purgeBatchSize;
+      this.purgeInterval = draft.purgeInterval;
+      this.pollInterval = draft.pollInterval;
+      this.maxPollInterval = draft.maxPollInterval;
+      this.statementTimeout = draft.statementTimeout;
+      this.gaugeInterval = draft.gaugeInterval;
+      this.drainTimeout = draft.drainTimeout;
+      this.meters = draft.meters;
+      this.deadLetterListeners = List.copyOf(draft.deadLetterListeners);
+      this.instance = draft.instance;
+    }
+
+    /** The builder's mutable side, with the defaults; read once by the {@link Settings} copy. */
+    static final class Draft {
+      DataSource dataSource;
+      Tables tables = new Tables(DEFAULT_SCHEMA, DEFAULT_TABLE);
+      boolean createSchema;
+      Duration commitWindow = DEFAULT_COMMIT_WINDOW;
+      int maxBatchRows = DEFAULT_MAX_BATCH_ROWS;
+      int writers = DEFAULT_WRITERS;
+      int maxQueuedDeliveries = DEFAULT_MAX_QUEUED_DELIVERIES;
+      int workers = DEFAULT_WORKERS;
+      Duration lease = DEFAULT_LEASE;
+      int maxAttempts = DEFAULT_MAX_ATTEMPTS;
+      Duration backoffBase = DEFAULT_BACKOFF_BASE;
+      Duration backoffMax = DEFAULT_BACKOFF_MAX;
+      Duration retention = DEFAULT_RETENTION;
+      int purgeBatchSize = DEFAULT_PURGE_BATCH_SIZE;
+      Duration purgeInterval = DEFAULT_PURGE_INTERVAL;
+      Duration pollInterval = DEFAULT_POLL_INTERVAL;
+      Duration maxPollInterval = DEFAULT_MAX_POLL_INTERVAL;
+      Duration statementTimeout = DEFAULT_STATEMENT_TIMEOUT;
+      Duration gaugeInterval = DEFAULT_GAUGE_INTERVAL;
+      Duration drainTimeout = DEFAULT_DRAIN_TIMEOUT;
+      InboxMeters meters = InboxMeters.NONE;
+      List<DeadLetterListener> deadLetterListeners = new java.util.ArrayList<>();
+      // The owner token every lease carries: "<label>/<16 hex digits>", the label being the
+      // instance name or pid@host; new per process, held by OwnerLock's session.
+      String instance = owner(ManagementFactory.getRuntimeMXBean().getName()); // pid@host
+    }
 
     int timeoutSeconds() {
       return seconds(statementTimeout);
@@ -326,7 +388,7 @@ public final class PostgresInbox implements EventInbox {
    * tables.
    */
   public static final class Builder {
-    private final Settings s = new Settings();
+    private final Settings.Draft s = new Settings.Draft();
     private String schema = DEFAULT_SCHEMA;
     private String table = DEFAULT_TABLE;
 
@@ -560,16 +622,17 @@ public final class PostgresInbox implements EventInbox {
         throw new IllegalStateException("dataSource(...) is required");
       }
       s.tables = new Tables(schema, table);
-      if (s.createSchema) {
-        try (Connection c = s.dataSource.getConnection()) {
-          Migrations.apply(c, s.tables, s.timeoutSeconds());
+      Settings settings = new Settings(s);
+      if (settings.createSchema) {
+        try (Connection c = settings.dataSource.getConnection()) {
+          Migrations.apply(c, settings.tables, settings.timeoutSeconds());
         } catch (SQLException e) {
           // The driver's own exception is not the cause (its text may hold what a URL leaked);
           // a scrubbed copy keeps the SQL state, so callers can still tell a refused login from
           // a missing privilege.
           throw new IllegalStateException(
               "could not create the inbox schema "
-                  + s.tables
+                  + settings.tables
                   + ": "
                   + DatabaseMessages.describe(e, null),
               new SQLException(
@@ -578,9 +641,9 @@ public final class PostgresInbox implements EventInbox {
                   e.getErrorCode()));
         }
       }
-      s.meters.bind(s);
-      log.debug("Inbox {} built", s.tables);
-      return new PostgresInbox(s);
+      settings.meters.bind(settings);
+      log.debug("Inbox {} built", settings.tables);
+      return new PostgresInbox(settings);
     }
   }
 }

@@ -10,10 +10,10 @@ import org.junit.jupiter.api.Test;
 final class BackoffAndErrorsTest {
 
   private static PostgresInbox.Settings settings(Duration base, Duration max) {
-    PostgresInbox.Settings s = new PostgresInbox.Settings();
-    s.backoffBase = base;
-    s.backoffMax = max;
-    return s;
+    PostgresInbox.Settings.Draft draft = new PostgresInbox.Settings.Draft();
+    draft.backoffBase = base;
+    draft.backoffMax = max;
+    return new PostgresInbox.Settings(draft);
   }
 
   @Test

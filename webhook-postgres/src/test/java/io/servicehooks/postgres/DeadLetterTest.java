@@ -14,8 +14,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 21, point 7: the dead-letter listener is called once when an event becomes a dead letter,
- * and a dead letter can be discarded (done, still a duplicate, purged with the retention).
+ * The dead-letter listener is called once when an event becomes a dead letter, and a dead letter
+ * can be discarded (done, still a duplicate, purged with the retention).
  */
 final class DeadLetterTest {
 

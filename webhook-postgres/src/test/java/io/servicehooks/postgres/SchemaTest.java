@@ -182,4 +182,24 @@ final class SchemaTest {
     assertThatThrownBy(() -> PostgresInbox.builder().maxAttempts(0))
         .hasMessageContaining("maxAttempts");
   }
+
+  @Test
+  void builder_reusedAfterBuild_leavesTheBuiltInboxAsItWas() {
+    PostgresInbox.Builder builder =
+        PostgresInbox.builder()
+            .dataSource(pool)
+            .schema(schema.name)
+            .lease(java.time.Duration.ofSeconds(30))
+            .workers(2);
+    PostgresInbox first = builder.build();
+    try {
+      builder.lease(java.time.Duration.ofSeconds(5)).workers(7).onDeadLetter(letter -> {});
+
+      assertThat(first.settings().lease).isEqualTo(java.time.Duration.ofSeconds(30));
+      assertThat(first.settings().workers).isEqualTo(2);
+      assertThat(first.settings().deadLetterListeners).isEmpty();
+    } finally {
+      first.close();
+    }
+  }
 }

@@ -14,8 +14,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * asked while nothing is in flight leaves at once; one asked while a batch is out waits for that
  * batch's last answer (one round trip at most) and leaves with everything asked meanwhile, in one
  * write. Under load the calling threads then never wake Lettuce's event loop, which wakes once per
- * batch for its answers instead of once or twice per command (benchmarks/RESULTS.md "Issue 24:
- * store paths": on one core, the wake-ups were most of a Redis call's cost).
+ * batch for its answers instead of once or twice per command (benchmarks/RESULTS.md, "Store paths":
+ * on one core, the wake-ups were most of a Redis call's cost).
  *
  * <p>Used only on a connection whose client times out every command: a command that never completes
  * would hold the batches after it.

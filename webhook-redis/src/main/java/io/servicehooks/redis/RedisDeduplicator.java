@@ -52,8 +52,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * the client it may own), {@code UnansweredClaims} (releasing claims whose answer never came),
  * {@code OwnerTokens} and {@code SecretScrubber}.
  */
-// Above 300 lines only by the contract's Javadoc and the public Builder, which is API; the work is
-// in the collaborators named above.
+// The contract's Javadoc and the public Builder, which is API, live here; the work is in the
+// collaborators named above.
 public final class RedisDeduplicator implements Deduplicator, AutoCloseable {
 
   /** Default key prefix (namespace): {@value}. */

@@ -15,10 +15,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 24, point 3: the store's own client sends its scripts in batches, one batch in flight. A
- * call that waits behind a batch Redis does not answer still fails within the command time-out (its
- * wait counts), and the calls behind a stall leave and are answered once Redis answers again. The
- * stall is {@code CLIENT PAUSE} on a Redis this test starts itself.
+ * The store's own client sends its scripts in batches, one batch in flight. A call that waits
+ * behind a batch Redis does not answer still fails within the command time-out (its wait counts),
+ * and the calls behind a stall leave and are answered once Redis answers again. The stall is {@code
+ * CLIENT PAUSE} on a Redis this test starts itself.
  */
 final class BatchedWritesTest {
 

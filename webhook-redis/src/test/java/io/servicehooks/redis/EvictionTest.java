@@ -31,8 +31,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.slf4j.LoggerFactory;
 
 /**
- * Issue 18, point 6: a Redis that evicts keys forgets remembered ids and claims, and an event then
- * runs twice, both answered 200. The store now says so at start-up (WARN, or refuses with {@code
+ * A Redis that evicts keys forgets remembered ids and claims, and an event then runs twice, both
+ * answered 200. The store now says so at start-up (WARN, or refuses with {@code
  * requireNoEviction(true)}), and a claim lost to eviction is logged as lost, not as a slow
  * listener. Each test starts a Redis of its own with the policy under test.
  */

@@ -28,10 +28,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Issue 18, point 4: a claim that timed out on the client still runs when Redis catches up ({@code
- * SET NX PX} for an owner that gave up). Before the fix the key then held {@code c:<token>} for a
- * whole lease and every retry of the platform was answered 503 {@code in_flight}; now the store
- * releases the token it generated, so the first retry after the stall runs the event.
+ * A claim that timed out on the client still runs when Redis catches up ({@code SET NX PX} for an
+ * owner that gave up). Before the fix the key then held {@code c:<token>} for a whole lease and
+ * every retry of the platform was answered 503 {@code in_flight}; now the store releases the token
+ * it generated, so the first retry after the stall runs the event.
  *
  * <p>The stall is {@code CLIENT PAUSE} on a Redis the test starts itself: commands sent meanwhile
  * wait in the server and run, in order, when the pause ends. The platform is the simulator with its

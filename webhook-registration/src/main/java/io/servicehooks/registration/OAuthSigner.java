@@ -16,10 +16,10 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * Signs requests per RFC 5849 with HMAC-SHA1 (PROTOCOL section 9): the signature base string from
- * the method, the base URL and the sorted, percent-encoded parameters of the query, a form body and
- * the {@code oauth_*} set; the key from the consumer secret and the token secret. A JSON body is
- * not a parameter source.
+ * Signs requests per RFC 5849 with HMAC-SHA1 (docs/acting-for-a-user.md#how-it-works): the
+ * signature base string from the method, the base URL and the sorted, percent-encoded parameters of
+ * the query, a form body and the {@code oauth_*} set; the key from the consumer secret and the
+ * token secret. A JSON body is not a parameter source.
  */
 final class OAuthSigner {
 
@@ -212,17 +212,6 @@ final class OAuthSigner {
               URLDecoder.decode(value, StandardCharsets.UTF_8)));
     }
     return params;
-  }
-
-  /** Encodes parameters as a form body, RFC 3986 style (what the signature saw). */
-  static String formBody(List<Param> params) {
-    List<String> pairs = new ArrayList<>(params.size());
-    params.forEach(p -> pairs.add(percentEncode(p.name()) + '=' + percentEncode(p.value())));
-    return String.join("&", pairs);
-  }
-
-  String consumerKey() {
-    return consumerKey;
   }
 
   @Override

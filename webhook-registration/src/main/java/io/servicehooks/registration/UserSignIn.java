@@ -11,10 +11,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The three legs of OAuth 1.0a sign-in (PROTOCOL section 9), by which a user lets the application
- * act for them: a {@linkplain #requestToken request token}, the user's approval on the platform's
- * {@linkplain #authorizeUrl authorize page}, and the {@linkplain #accessToken access token} that
- * the approval's verifier buys. Obtained from {@link WebhookClient#userSignIn()}.
+ * The three legs of OAuth 1.0a sign-in (docs/acting-for-a-user.md#how-it-works), by which a user
+ * lets the application act for them: a {@linkplain #requestToken request token}, the user's
+ * approval on the platform's {@linkplain #authorizeUrl authorize page}, and the {@linkplain
+ * #accessToken access token} that the approval's verifier buys. Obtained from {@link
+ * WebhookClient#userSignIn()}.
  *
  * <p>A web application passes its callback URL (approved in the application's settings) and finds
  * the verifier in the callback's query; a command line passes {@link #OUT_OF_BAND} and asks the

@@ -5,7 +5,7 @@
  * io.servicehooks.registration.Webhook}, {@link io.servicehooks.registration.ReplayJob}, {@link
  * io.servicehooks.registration.Subscription}); the platform's refusals are {@link
  * io.servicehooks.registration.WebhookApiException}s, network failures plain {@code IOException}s.
- * Acting for a user (OAuth 1.0a, PROTOCOL section 9): {@link
+ * Acting for a user (OAuth 1.0a, docs/acting-for-a-user.md#how-it-works): {@link
  * io.servicehooks.registration.UserSignIn} runs the three legs of sign-in, giving {@link
  * io.servicehooks.registration.UserCredentials}, and {@link
  * io.servicehooks.registration.UserClient} signs calls in the user's context, as subscriptions to

@@ -10,7 +10,7 @@ final class BasicCredentialsTest {
 
   @Test
   void encode_publishedVector_matchesKnownAnswer() {
-    // PROTOCOL.md section 7
+    // docs/protocol.md#known-answers
     assertThat(
             BasicCredentials.encode(
                 "xvz1evFS4wEEPTGEFPHBog", "L8qq9PZyRg6ieKGEKhZolGC0vJWLw8iEJ88DRdyOg"))

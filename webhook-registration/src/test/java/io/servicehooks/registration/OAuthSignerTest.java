@@ -19,12 +19,12 @@ import javax.crypto.spec.SecretKeySpec;
 import org.junit.jupiter.api.Test;
 
 /**
- * RFC 5849 HMAC-SHA1 signing against published vectors: the platform's own worked example (PROTOCOL
- * section 7) and the normalization example of RFC 5849 section 3.4.1.
+ * RFC 5849 HMAC-SHA1 signing against published vectors: the platform's own worked example
+ * (docs/protocol.md#known-answers) and the normalization example of RFC 5849 section 3.4.1.
  */
 final class OAuthSignerTest {
 
-  // PROTOCOL section 7, the platform's worked example.
+  // docs/protocol.md#known-answers, the platform's worked example.
   private static final String CONSUMER_KEY = "xvz1evFS4wEEPTGEFPHBog";
   private static final String CONSUMER_SECRET = "kAcSOqF21Fu85e7zjz7ZN2U4ZRhfV3WpwPAoE3Z7kBw";
   private static final String TOKEN = "370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb";

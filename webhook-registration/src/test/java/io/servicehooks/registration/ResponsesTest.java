@@ -10,7 +10,10 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** Every response shape of PROTOCOL.md section 5, current and older, parsed from literal bodies. */
+/**
+ * Every response shape of docs/protocol.md#registration-api-shapes, current and older, parsed from
+ * literal bodies.
+ */
 final class ResponsesTest {
 
   private static ApiResponse ok(String body) {

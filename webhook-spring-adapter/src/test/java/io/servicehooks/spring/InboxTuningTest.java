@@ -23,9 +23,9 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
 /**
- * Issue 21, point 4: every inbox knob is a property (bound, in the metadata, known to the
- * misspelling check, defaults equal to PostgresInbox's), the pool is checked against the inbox's
- * limits at start-up, and typo hints do not point at unrelated properties.
+ * Every inbox knob is a property (bound, in the metadata, known to the misspelling check, defaults
+ * equal to PostgresInbox's), the pool is checked against the inbox's limits at start-up, and typo
+ * hints do not point at unrelated properties.
  */
 @ExtendWith(OutputCaptureExtension.class)
 final class InboxTuningTest {

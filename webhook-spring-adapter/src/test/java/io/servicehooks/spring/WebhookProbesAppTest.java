@@ -27,8 +27,8 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /**
- * Issue 21, point 8: in durable mode the inbox is part of Boot's readiness group, so readiness goes
- * 503 while the inbox database does not answer and 200 again when it does; liveness stays 200.
+ * In durable mode the inbox is part of Boot's readiness group, so readiness goes 503 while the
+ * inbox database does not answer and 200 again when it does; liveness stays 200.
  */
 @SpringBootTest(
     webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,

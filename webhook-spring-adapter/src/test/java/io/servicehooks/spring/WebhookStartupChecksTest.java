@@ -51,7 +51,7 @@ final class WebhookStartupChecksTest {
                   WebhookAutoConfiguration.class, WebhookEndpointOffAutoConfiguration.class))
           .withInitializer(FakeEnvironment.of(Map.of()));
 
-  // ---- point 1: an unresolved placeholder -------------------------------------------------------
+  // ---- an unresolved placeholder ----------------------------------------------------------------
 
   @Test
   void consumerSecret_unresolvedPlaceholder_failsStartupNamingPropertyAndPlaceholder() {
@@ -126,7 +126,7 @@ final class WebhookStartupChecksTest {
             });
   }
 
-  // ---- point 2: listeners but no secret ---------------------------------------------------------
+  // ---- listeners but no secret ------------------------------------------------------------------
 
   @Test
   void listenerMethods_noSecret_failStartupNamingTheProperty() {
@@ -242,7 +242,7 @@ final class WebhookStartupChecksTest {
                     .doesNotHaveBean(WebhookEndpointOffAutoConfiguration.EndpointOffCheck.class));
   }
 
-  // ---- point 3: the line that says it serves ----------------------------------------------------
+  // ---- the line that says it serves -------------------------------------------------------------
 
   @Test
   void served_logsPathAndAcknowledgementOnce(CapturedOutput output) {
@@ -276,7 +276,7 @@ final class WebhookStartupChecksTest {
             });
   }
 
-  // ---- point 8: management.health.webhook.enabled -----------------------------------------------
+  // ---- management.health.webhook.enabled --------------------------------------------------------
 
   @Test
   void healthEnabledProperty_inTheMetadata_withDescriptionAndDefaultTrue() throws IOException {

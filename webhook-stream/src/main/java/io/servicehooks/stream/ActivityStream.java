@@ -105,9 +105,9 @@ import org.slf4j.LoggerFactory;
  * check; close), one piece because its transitions read and write the same guarded state (the
  * state, the open body, why it is ending, the pending wait). Its collaborators each do one job:
  * {@code Backoff} (the platform's waits), {@code Backfill} (the gap and what to ask again), {@code
- * Outage} (healthy and the outage lines), {@code LineSplitter} and {@code StreamLine} (bytes to
- * lines to events or error objects), {@code HandOff} (the bounded queue and the listener thread)
- * and {@code StreamMessages} (the words of the log lines).
+ * StreamOutage} (healthy and the outage lines), {@code LineSplitter} and {@code StreamLine} (bytes
+ * to lines to events or error objects), {@code ConsumerFeed} (the bounded queue and the listener
+ * thread) and {@code StreamMessages} (the words of the log lines).
  */
 public final class ActivityStream implements AutoCloseable {
 
@@ -187,7 +187,7 @@ public final class ActivityStream implements AutoCloseable {
   private final boolean ownClock;
   private final Backoff backoff;
   private final StreamMetrics metrics;
-  private final HandOff handOff;
+  private final ConsumerFeed feed;
   private final int maxLineBytes;
   private final ExecutorService reader;
 
@@ -198,7 +198,7 @@ public final class ActivityStream implements AutoCloseable {
   private InputStream open; // the current connection's body, to end it from other threads
   private Cause ending; // why the current connection is being ended from outside the reader
   private final Backfill backfill;
-  private final Outage outage = new Outage();
+  private final StreamOutage outage = new StreamOutage();
   private String refusal;
   private StreamClock.Cancellable pending; // the scheduled reconnect or stall check
   private boolean progressSeen; // the current connection delivered a byte
@@ -218,8 +218,8 @@ public final class ActivityStream implements AutoCloseable {
     this.backoff = new Backoff(b.random);
     this.metrics = b.metrics;
     this.backfill = new Backfill(b.backfillMinutes, b.webhookCatchUp, b.metrics);
-    this.handOff =
-        new HandOff(consumer, b.handOffCapacity, this::covered, this::taken, b.observations);
+    this.feed =
+        new ConsumerFeed(consumer, b.handOffCapacity, this::covered, this::taken, b.observations);
     this.maxLineBytes = consumer.maxBodyBytes();
     this.reader =
         Executors.newSingleThreadExecutor(
@@ -253,7 +253,7 @@ public final class ActivityStream implements AutoCloseable {
       state = State.CONNECTING;
       outage.down(clock.nanoTime());
     }
-    handOff.start();
+    feed.start();
     submitAttempt();
     return this;
   }
@@ -324,7 +324,7 @@ public final class ActivityStream implements AutoCloseable {
     reader.shutdownNow();
     if (started) {
       try {
-        int left = handOff.stop(DRAIN_TIMEOUT);
+        int left = feed.stop(DRAIN_TIMEOUT);
         if (left >= 0) {
           log.warn(
               "Activity stream closed with {} lines not yet handed to the consumer; the next"
@@ -479,7 +479,7 @@ public final class ActivityStream implements AutoCloseable {
     metrics.backfill(minutes);
     log.info("Activity stream connected to {} (backfill_minutes={})", client.baseUrl(), minutes);
     backfill.reportGap(resumeFrom, minutes, clock.nanoTime(), clock::now);
-    Outage.Ended ended;
+    StreamOutage.Ended ended;
     synchronized (lock) {
       ended = outage.end(clock.nanoTime());
     }
@@ -583,12 +583,12 @@ public final class ActivityStream implements AutoCloseable {
       return line.end();
     }
     metrics.event();
-    HandOff.Line item = new HandOff.Line(line.event(), arrived, number);
-    if (!handOff.offer(item)) {
+    ConsumerFeed.Line item = new ConsumerFeed.Line(line.event(), arrived, number);
+    if (!feed.offer(item)) {
       // Full: stop reading until the listeners catch up; the platform's buffer fills meanwhile.
       paused = true;
       try {
-        handOff.put(item);
+        feed.put(item);
       } finally {
         progressNanos = clock.nanoTime();
         paused = false;
@@ -624,7 +624,7 @@ public final class ActivityStream implements AutoCloseable {
     }
   }
 
-  private void taken(HandOff.Line line, WebhookResponse response, Throwable failure) {
+  private void taken(ConsumerFeed.Line line, WebhookResponse response, Throwable failure) {
     if (failure == null && response.status() != 503) {
       // 2xx taken; 400/413 refused and logged by the consumer; 500 heard by the error handler.
       if (response.status() < 300) {

@@ -4,12 +4,13 @@ import java.time.Duration;
 import java.util.function.DoubleSupplier;
 
 /**
- * The platform's reconnect rules (PROTOCOL 8), one counter per kind of failure: network errors wait
- * 250 ms more per attempt up to 16 s; HTTP errors 5 s, doubling, up to 320 s; 429 one minute,
- * doubling (at least until {@code x-rate-limit-reset} when given), up to {@link #MAX_RATE_LIMITED};
- * a store that did not take an event 1 s, doubling, up to 16 s. Every wait gets a jitter of up to
- * {@link #JITTER} of itself on top, never below the rule's figure, so many consumers dropped at
- * once do not come back in step. The counters start again once a connection delivers a byte.
+ * The platform's reconnect rules (docs/stream.md#what-the-stream-does-for-you), one counter per
+ * kind of failure: network errors wait 250 ms more per attempt up to 16 s; HTTP errors 5 s,
+ * doubling, up to 320 s; 429 one minute, doubling (at least until {@code x-rate-limit-reset} when
+ * given), up to {@link #MAX_RATE_LIMITED}; a store that did not take an event 1 s, doubling, up to
+ * 16 s. Every wait gets a jitter of up to {@link #JITTER} of itself on top, never below the rule's
+ * figure, so many consumers dropped at once do not come back in step. The counters start again once
+ * a connection delivers a byte.
  */
 final class Backoff {
 

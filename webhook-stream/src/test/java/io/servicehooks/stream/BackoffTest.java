@@ -8,7 +8,8 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The platform's reconnect figures (PROTOCOL 8), computed here independently of {@link Backoff}.
+ * The platform's reconnect figures (docs/stream.md#what-the-stream-does-for-you), computed here
+ * independently of {@link Backoff}.
  */
 final class BackoffTest {
 

@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * The simulated platform's API: authenticates each call (bearer token or user context), applies the
  * rate limit, and routes it to the handler of its resource (tokens, webhooks, replay, activity
  * subscriptions, connections, OAuth 1.0a). Transport-neutral: one {@link ApiRequest} in, one {@link
- * ApiResponse} out.
+ * SimResponse} out.
  */
 final class Api {
 
@@ -96,12 +96,12 @@ final class Api {
     return replay.requests();
   }
 
-  List<Webhook> webhooks() {
+  List<RegisteredWebhook> webhooks() {
     return webhooks.all();
   }
 
   /** Runs the periodic check on the given webhooks; a failure makes a webhook invalid at once. */
-  void recheck(List<Webhook> due) {
+  void recheck(List<RegisteredWebhook> due) {
     webhooks.recheck(due);
   }
 
@@ -111,7 +111,7 @@ final class Api {
 
   // ---------------------------------------------------------------- HTTP
 
-  ApiResponse handle(ApiRequest request) {
+  SimResponse handle(ApiRequest request) {
     String path = request.path();
     if (path.equals("/oauth2/token")) {
       return onlyPost(request) ? tokens.token(request) : methodNotAllowed();
@@ -129,7 +129,7 @@ final class Api {
   }
 
   /** The answer to a call consumed by a {@link Fault#rateLimited} fault. */
-  ApiResponse rateLimited(Instant reset) {
+  SimResponse rateLimited(Instant reset) {
     return rate.rateLimited(reset);
   }
 
@@ -137,10 +137,10 @@ final class Api {
    * The answer to a call consumed by a {@link Fault#serverError} or {@link
    * Fault#dropResponseAfterApplying} fault.
    */
-  ApiResponse failure(int status) {
+  SimResponse failure(int status) {
     String title =
         status == 503 ? "Service Unavailable" : status >= 500 ? "Internal Server Error" : "Error";
-    return ApiResponse.problem(
+    return SimResponse.problem(
             status, title, "Simulated failure (HTTP " + status + ")", "about:blank")
         .withHeaders(rate.headers());
   }
@@ -149,14 +149,14 @@ final class Api {
    * Checks a call's bearer token without counting it against the rate limit (the stream connect):
    * null when it is the current token, else the 401 answer.
    */
-  ApiResponse authenticate(ApiRequest request) {
-    ApiResponse unauthorized = tokens.check(request);
+  SimResponse authenticate(ApiRequest request) {
+    SimResponse unauthorized = tokens.check(request);
     return unauthorized == null ? null : unauthorized.withHeaders(rate.headers());
   }
 
-  private ApiResponse v2(ApiRequest request) {
+  private SimResponse v2(ApiRequest request) {
     String[] user = new String[1];
-    ApiResponse unauthorized =
+    SimResponse unauthorized =
         OAuthEndpoints.isUserContext(request)
             ? oauth.verifyUserContext(request, user)
             : tokens.check(request);
@@ -168,14 +168,14 @@ final class Api {
       return admission.refusal();
     }
     Map<String, String> headers = admission.headers();
-    ApiResponse privateRefused = OAuthEndpoints.refusePrivateSubscription(request, user[0]);
+    SimResponse privateRefused = OAuthEndpoints.refusePrivateSubscription(request, user[0]);
     if (privateRefused != null) {
       return privateRefused.withHeaders(headers);
     }
     return route(request).withHeaders(headers);
   }
 
-  private ApiResponse route(ApiRequest request) {
+  private SimResponse route(ApiRequest request) {
     String[] parts = request.path().substring(1).split("/", -1);
     if ((parts.length == 2 || parts.length == 3) && parts[1].equals("webhooks")) {
       if (parts.length == 3 && parts[2].equals("replay") && request.method().equals("POST")) {
@@ -200,8 +200,8 @@ final class Api {
 
   // ---------------------------------------------------------------- answers shared by handlers
 
-  static ApiResponse webhookIdInvalid(String id) {
-    return ApiResponse.invalidRequest(
+  static SimResponse webhookIdInvalid(String id) {
+    return SimResponse.invalidRequest(
         "WebhookIdInvalid",
         "Webhook id " + (id == null ? "(missing)" : id) + " is not a webhook of this application");
   }
@@ -210,16 +210,16 @@ final class Api {
     return request.method().equals("POST");
   }
 
-  static ApiResponse badRequest(String detail) {
-    return ApiResponse.problem(400, "Invalid Request", detail, "invalid-request");
+  static SimResponse badRequest(String detail) {
+    return SimResponse.problem(400, "Invalid Request", detail, "invalid-request");
   }
 
-  static ApiResponse notFound() {
-    return ApiResponse.problem(404, "Not Found Error", "No such endpoint", "resource-not-found");
+  static SimResponse notFound() {
+    return SimResponse.problem(404, "Not Found Error", "No such endpoint", "resource-not-found");
   }
 
-  static ApiResponse methodNotAllowed() {
-    return ApiResponse.problem(
+  static SimResponse methodNotAllowed() {
+    return SimResponse.problem(
         405, "Method Not Allowed", "Method not allowed for this endpoint", "about:blank");
   }
 

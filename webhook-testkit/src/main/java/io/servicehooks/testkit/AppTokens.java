@@ -48,7 +48,7 @@ final class AppTokens {
   }
 
   /** {@code POST /oauth2/token}. */
-  ApiResponse token(ApiRequest request) {
+  SimResponse token(ApiRequest request) {
     if (!basicCredentialsValid(request)) {
       return authenticityError("Unable to verify your credentials");
     }
@@ -68,11 +68,11 @@ final class AppTokens {
     ObjectNode body = Json.object();
     body.put("token_type", "bearer");
     body.put("access_token", token);
-    return ApiResponse.ok(body);
+    return SimResponse.ok(body);
   }
 
   /** {@code POST /oauth2/invalidate_token}. */
-  ApiResponse invalidate(ApiRequest request) {
+  SimResponse invalidate(ApiRequest request) {
     if (!basicCredentialsValid(request)) {
       return authenticityError("Unable to verify your credentials");
     }
@@ -93,15 +93,15 @@ final class AppTokens {
       }
     }
     if (invalidated == null) {
-      return ApiResponse.codedError(401, 89, null, EXPIRED_TOKEN);
+      return SimResponse.codedError(401, 89, null, EXPIRED_TOKEN);
     }
     ObjectNode body = Json.object();
     body.put("access_token", invalidated);
-    return ApiResponse.ok(body);
+    return SimResponse.ok(body);
   }
 
   /** Null when the call carries the current bearer token, else the 401 answer. */
-  ApiResponse check(ApiRequest request) {
+  SimResponse check(ApiRequest request) {
     String header = request.header("Authorization");
     if (header == null || !header.regionMatches(true, 0, "Bearer ", 0, 7)) {
       return unauthorized();
@@ -112,7 +112,7 @@ final class AppTokens {
         return null;
       }
       if (retiredTokens.contains(token)) {
-        return ApiResponse.codedError(401, 89, null, EXPIRED_TOKEN);
+        return SimResponse.codedError(401, 89, null, EXPIRED_TOKEN);
       }
     }
     return unauthorized();
@@ -199,11 +199,11 @@ final class AppTokens {
             expected.getBytes(StandardCharsets.UTF_8), given.getBytes(StandardCharsets.UTF_8));
   }
 
-  private static ApiResponse authenticityError(String message) {
-    return ApiResponse.codedError(403, 99, "authenticity_token_error", message);
+  private static SimResponse authenticityError(String message) {
+    return SimResponse.codedError(403, 99, "authenticity_token_error", message);
   }
 
-  private static ApiResponse unauthorized() {
-    return ApiResponse.problem(401, "Unauthorized", "Unauthorized", "about:blank");
+  private static SimResponse unauthorized() {
+    return SimResponse.problem(401, "Unauthorized", "Unauthorized", "about:blank");
   }
 }

@@ -20,7 +20,7 @@ final class AuthorizePage {
     this.oauth = oauth;
   }
 
-  ApiResponse page(ApiRequest request) {
+  SimResponse page(ApiRequest request) {
     Map<String, String> query = OAuthEndpoints.firstValues(OAuthSignature.pairs(request.query()));
     String token = query.get("oauth_token");
     if (!oauth.awaitsDecision(token)) {
@@ -44,7 +44,7 @@ final class AuthorizePage {
             + "</form>");
   }
 
-  ApiResponse decision(ApiRequest request) {
+  SimResponse decision(ApiRequest request) {
     Map<String, String> form =
         OAuthEndpoints.firstValues(
             OAuthSignature.pairs(new String(request.body(), StandardCharsets.UTF_8)));
@@ -79,16 +79,16 @@ final class AuthorizePage {
                 + OAuthSignature.encode(token)
                 + "&oauth_verifier="
                 + OAuthSignature.encode(verifier);
-    return new ApiResponse(302, Map.of("location", location), new byte[0]);
+    return new SimResponse(302, Map.of("location", location), new byte[0]);
   }
 
-  private static ApiResponse html(int status, String body) {
+  private static SimResponse html(int status, String body) {
     String page =
         "<!doctype html><html><head><meta charset=\"utf-8\"><title>Platform simulator</title>"
             + "</head><body>"
             + body
             + "</body></html>";
-    return new ApiResponse(
+    return new SimResponse(
         status,
         Map.of("content-type", "text/html;charset=utf-8"),
         page.getBytes(StandardCharsets.UTF_8));

@@ -21,7 +21,7 @@ final class ConnectionsResource {
   }
 
   /** Routes {@code /2/connections} ({@code parts.length == 2}) and {@code /2/connections/{x}}. */
-  ApiResponse handle(ApiRequest request, String[] parts) {
+  SimResponse handle(ApiRequest request, String[] parts) {
     String method = request.method();
     if (parts.length == 2) {
       return switch (method) {
@@ -36,7 +36,7 @@ final class ConnectionsResource {
     return parts.length == 3 ? Api.methodNotAllowed() : Api.notFound();
   }
 
-  private ApiResponse list() {
+  private SimResponse list() {
     hub.forgetGone();
     List<OpenStream> streams = hub.openStreams();
     ObjectNode body = Json.object();
@@ -44,15 +44,15 @@ final class ConnectionsResource {
     for (OpenStream stream : streams) {
       ObjectNode connection = data.addObject();
       connection.put("endpoint_id", stream.endpointId());
-      connection.put("connected_at", Webhook.TIMESTAMP.format(stream.connectedAt()));
+      connection.put("connected_at", RegisteredWebhook.TIMESTAMP.format(stream.connectedAt()));
       connection.put("endpoint", StreamHandler.PATH);
       connection.put("backfill_minutes", stream.backfillMinutes());
     }
     body.putObject("meta").put("result_count", streams.size());
-    return ApiResponse.ok(body);
+    return SimResponse.ok(body);
   }
 
-  private ApiResponse deleteOne(String endpointId) {
+  private SimResponse deleteOne(String endpointId) {
     if (!hub.kill(endpointId)) {
       return notFound(endpointId);
     }
@@ -61,14 +61,14 @@ final class ConnectionsResource {
     data.put("endpoint_id", endpointId);
     data.put("deleted", true);
     data.put("killed_connections", 1);
-    return ApiResponse.ok(body);
+    return SimResponse.ok(body);
   }
 
-  private ApiResponse deleteNamed(ApiRequest request) {
+  private SimResponse deleteNamed(ApiRequest request) {
     JsonNode body = Json.parseOrNull(request.body());
     JsonNode ids = body == null ? null : body.get("endpoint_ids");
     if (ids == null || !ids.isArray() || ids.isEmpty()) {
-      return ApiResponse.problem(
+      return SimResponse.problem(
           400,
           "Invalid Request",
           "The body must be {\"endpoint_ids\":[...]}; DELETE /2/connections/all ends every one",
@@ -83,7 +83,7 @@ final class ConnectionsResource {
         unknown.add(id.asText());
       }
     }
-    ApiResponse answer = killed(killed);
+    SimResponse answer = killed(killed);
     if (unknown.isEmpty()) {
       return answer;
     }
@@ -91,17 +91,17 @@ final class ConnectionsResource {
     ArrayNode errors = withErrors.putArray("errors");
     unknown.forEach(
         id -> errors.addObject().put("detail", "No open connection with endpoint_id " + id));
-    return ApiResponse.ok(withErrors);
+    return SimResponse.ok(withErrors);
   }
 
-  private static ApiResponse killed(int count) {
+  private static SimResponse killed(int count) {
     ObjectNode body = Json.object();
     body.putObject("data").put("killed_connections", count);
-    return ApiResponse.ok(body);
+    return SimResponse.ok(body);
   }
 
-  private static ApiResponse notFound(String endpointId) {
-    return ApiResponse.problem(
+  private static SimResponse notFound(String endpointId) {
+    return SimResponse.problem(
         404,
         "Not Found Error",
         "No open connection with endpoint_id " + endpointId,

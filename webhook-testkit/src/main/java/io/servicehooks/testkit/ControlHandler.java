@@ -47,7 +47,7 @@ final class ControlHandler implements HttpHandler {
 
   @Override
   public void handle(HttpExchange exchange) throws IOException {
-    ApiResponse response;
+    SimResponse response;
     try {
       byte[] body;
       try (InputStream in = exchange.getRequestBody()) {
@@ -89,7 +89,7 @@ final class ControlHandler implements HttpHandler {
     }
   }
 
-  private ApiResponse route(String method, String path, String query, byte[] body) {
+  private SimResponse route(String method, String path, String query, byte[] body) {
     JsonNode json = body.length == 0 ? Json.object() : Json.parseOrNull(body);
     boolean post = method.equals("POST");
     switch (path) {
@@ -148,7 +148,7 @@ final class ControlHandler implements HttpHandler {
     }
   }
 
-  private ApiResponse trigger(JsonNode json) {
+  private SimResponse trigger(JsonNode json) {
     String type = Json.text(json, "type");
     if (type == null) {
       throw new IllegalArgumentException("type is required, e.g. {\"type\":\"post.create\"}");
@@ -200,7 +200,7 @@ final class ControlHandler implements HttpHandler {
     return ok(data);
   }
 
-  private ApiResponse deliverRaw(String query, byte[] body) {
+  private SimResponse deliverRaw(String query, byte[] body) {
     if (Json.parseOrNull(body) == null) {
       return error(400, "the body must be the event's JSON");
     }
@@ -216,10 +216,10 @@ final class ControlHandler implements HttpHandler {
     return ok(data);
   }
 
-  private ApiResponse invalidate(JsonNode json) {
+  private SimResponse invalidate(JsonNode json) {
     String id = Json.text(json, "webhook_id");
     ArrayNode invalidated = Json.MAPPER.createArrayNode();
-    for (Webhook webhook : simulator.webhooks()) {
+    for (RegisteredWebhook webhook : simulator.webhooks()) {
       if ((id == null || webhook.id.equals(id)) && simulator.invalidateWebhook(webhook.id)) {
         invalidated.add(webhook.id);
       }
@@ -232,7 +232,7 @@ final class ControlHandler implements HttpHandler {
     return ok(data);
   }
 
-  private ApiResponse queue(JsonNode json, StreamFault fault) {
+  private SimResponse queue(JsonNode json, StreamFault fault) {
     int count = integer(json, "count", 1, 1, MAX_COUNT);
     StreamFault[] faults = new StreamFault[count];
     java.util.Arrays.fill(faults, fault);
@@ -240,7 +240,7 @@ final class ControlHandler implements HttpHandler {
     return ok(Json.object().put("queued", count).put("fault", fault.toString()));
   }
 
-  private ApiResponse state() {
+  private SimResponse state() {
     ObjectNode data = Json.object();
     data.put("now", simulator.now().toString());
     ArrayNode webhooks = data.putArray("webhooks");
@@ -266,7 +266,7 @@ final class ControlHandler implements HttpHandler {
     return ok(data);
   }
 
-  private ApiResponse attempts() {
+  private SimResponse attempts() {
     ArrayNode list = Json.MAPPER.createArrayNode();
     for (DeliveryAttempt attempt : simulator.attempts()) {
       ObjectNode node = list.addObject();
@@ -285,7 +285,7 @@ final class ControlHandler implements HttpHandler {
     }
     ObjectNode body = Json.object();
     body.set("data", list);
-    return ApiResponse.ok(body);
+    return SimResponse.ok(body);
   }
 
   private static int integer(JsonNode json, String field, int fallback, int min, int max) {
@@ -307,23 +307,23 @@ final class ControlHandler implements HttpHandler {
     return number;
   }
 
-  private static ApiResponse streams(int count) {
+  private static SimResponse streams(int count) {
     return ok(Json.object().put("streams", count));
   }
 
-  private static ApiResponse ok(ObjectNode data) {
+  private static SimResponse ok(ObjectNode data) {
     ObjectNode body = Json.object();
     body.set("data", data);
-    return ApiResponse.ok(body);
+    return SimResponse.ok(body);
   }
 
-  private static ApiResponse methodNotAllowed() {
+  private static SimResponse methodNotAllowed() {
     return error(405, "method not allowed for this control route");
   }
 
-  private static ApiResponse error(int status, String detail) {
+  private static SimResponse error(int status, String detail) {
     ObjectNode body = Json.object();
     body.put("error", detail);
-    return ApiResponse.json(status, body, "application/json");
+    return SimResponse.json(status, body, "application/json");
   }
 }

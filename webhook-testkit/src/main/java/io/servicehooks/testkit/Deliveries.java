@@ -43,13 +43,13 @@ final class Deliveries {
   /** One delivery: a body bound for one webhook, retried until it succeeds or the schedule ends. */
   private static final class Delivery {
     final long id;
-    final Webhook webhook;
+    final RegisteredWebhook webhook;
     final byte[] body;
     final String text;
     final String signature;
     final CompletableFuture<Boolean> done = new CompletableFuture<>();
 
-    Delivery(long id, Webhook webhook, byte[] body, String signature) {
+    Delivery(long id, RegisteredWebhook webhook, byte[] body, String signature) {
       this.id = id;
       this.webhook = webhook;
       this.body = body;
@@ -104,7 +104,7 @@ final class Deliveries {
    * Adds an event produced now for {@code webhook} to its history, whether or not it will be
    * delivered, and forgets the events that fell out of the replay reach.
    */
-  void remember(Webhook webhook, byte[] body) {
+  void remember(RegisteredWebhook webhook, byte[] body) {
     history.remember(webhook.id, body);
   }
 
@@ -127,7 +127,7 @@ final class Deliveries {
    * Starts one delivery of {@code body} to {@code webhook}; the future completes with whether an
    * attempt got a 2xx answer (false once the retries are exhausted or the webhook stops receiving).
    */
-  CompletableFuture<Boolean> start(Webhook webhook, byte[] body) {
+  CompletableFuture<Boolean> start(RegisteredWebhook webhook, byte[] body) {
     // The body is signed once per delivery: every retry sends identical bytes and signature.
     Delivery delivery = new Delivery(deliveryIds.incrementAndGet(), webhook, body, hmac.sign(body));
     deliveriesInFlight.begin();
@@ -142,7 +142,7 @@ final class Deliveries {
    * onFinished}. A job told to {@code fail} redelivers nothing and reports Incomplete.
    */
   void replay(
-      Webhook webhook,
+      RegisteredWebhook webhook,
       Instant from,
       Instant toExclusive,
       String jobId,

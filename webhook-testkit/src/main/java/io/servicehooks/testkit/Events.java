@@ -9,9 +9,9 @@ import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * Factories for delivery bodies of both payload families of PROTOCOL.md section 3, as JSON strings
- * ready for {@link PlatformSimulator#deliver(String)}: the activity envelope (current or legacy
- * type names) and the account-activity batches, including {@code user_event} and {@code
+ * Factories for delivery bodies of both payload families of docs/protocol.md#payload-families, as
+ * JSON strings ready for {@link PlatformSimulator#deliver(String)}: the activity envelope (current
+ * or legacy type names) and the account-activity batches, including {@code user_event} and {@code
  * replay_job_status}.
  */
 public final class Events {
@@ -89,9 +89,9 @@ public final class Events {
   /**
    * A sample activity envelope of any event type for {@code userId}, with a fresh positive {@code
    * event_uuid}, the tag {@code servicehooks-trigger} and a payload shaped for the type's family
-   * (PROTOCOL.md section 3a): what {@code servicehooks trigger} and {@code POST /_sim/trigger}
-   * send. An unknown type gets an empty payload: new types keep appearing and a consumer must
-   * accept them.
+   * (docs/protocol.md#activity-envelope): what {@code servicehooks trigger} and {@code POST
+   * /_sim/trigger} send. An unknown type gets an empty payload: new types keep appearing and a
+   * consumer must accept them.
    */
   public static String sample(String eventType, String userId) {
     Objects.requireNonNull(eventType, "eventType");
@@ -287,6 +287,6 @@ public final class Events {
   }
 
   private static String now() {
-    return Webhook.TIMESTAMP.format(Instant.now());
+    return RegisteredWebhook.TIMESTAMP.format(Instant.now());
   }
 }

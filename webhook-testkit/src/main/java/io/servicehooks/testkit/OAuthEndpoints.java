@@ -21,10 +21,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The simulated platform's OAuth 1.0a side (PROTOCOL section 9): the three legs ({@code POST
- * /oauth/request_token}, the authorize page, {@code POST /oauth/access_token}), {@code POST
- * /1.1/oauth/invalidate_token}, and the check of user-context calls to {@code /2/...}. Every signed
- * request is verified with the testkit's own {@link OAuthSignature}; a timestamp more than 5
+ * The simulated platform's OAuth 1.0a side (docs/acting-for-a-user.md#how-it-works): the three legs
+ * ({@code POST /oauth/request_token}, the authorize page, {@code POST /oauth/access_token}), {@code
+ * POST /1.1/oauth/invalidate_token}, and the check of user-context calls to {@code /2/...}. Every
+ * signed request is verified with the testkit's own {@link OAuthSignature}; a timestamp more than 5
  * minutes from the simulator's clock and a nonce seen before are refused.
  *
  * <p>This class keeps the token state (request tokens, verifiers, access tokens, users) and the
@@ -149,7 +149,7 @@ final class OAuthEndpoints {
     return path.startsWith("/oauth/") || path.equals("/1.1/oauth/invalidate_token");
   }
 
-  ApiResponse handle(ApiRequest request) {
+  SimResponse handle(ApiRequest request) {
     String method = request.method();
     return switch (request.path()) {
       case "/oauth/request_token" -> method.equals("POST") ? requestToken(request) : notAllowed();
@@ -163,7 +163,7 @@ final class OAuthEndpoints {
       case "/1.1/oauth/invalidate_token" ->
           method.equals("POST") ? invalidate(request) : notAllowed();
       default ->
-          ApiResponse.problem(404, "Not Found Error", "No such endpoint", "resource-not-found");
+          SimResponse.problem(404, "Not Found Error", "No such endpoint", "resource-not-found");
     };
   }
 
@@ -177,7 +177,7 @@ final class OAuthEndpoints {
    *
    * @return the refusal, or {@code null} with the user id put in {@code userId[0]}
    */
-  ApiResponse verifyUserContext(ApiRequest request, String[] userId) {
+  SimResponse verifyUserContext(ApiRequest request, String[] userId) {
     Verified verified = verify(request, TokenKind.ACCESS);
     if (verified.refusal() != null) {
       return verified.refusal();
@@ -190,7 +190,7 @@ final class OAuthEndpoints {
    * Refuses a subscription to private events ({@code dm.*}) made with the app-only token (no user),
    * or made for another user than the one whose context signs it; {@code null} when allowed.
    */
-  static ApiResponse refusePrivateSubscription(ApiRequest request, String userId) {
+  static SimResponse refusePrivateSubscription(ApiRequest request, String userId) {
     if (!request.method().equals("POST") || !request.path().equals("/2/activity/subscriptions")) {
       return null;
     }
@@ -200,7 +200,7 @@ final class OAuthEndpoints {
       return null;
     }
     if (userId == null) {
-      return ApiResponse.problem(
+      return SimResponse.problem(
           403,
           "Unsupported Authentication",
           "Subscriptions to private events ("
@@ -213,7 +213,7 @@ final class OAuthEndpoints {
     JsonNode filter = body.get("filter");
     String filterUser = filter == null ? null : Json.text(filter, "user_id");
     if (!userId.equals(filterUser)) {
-      return ApiResponse.problem(
+      return SimResponse.problem(
           403,
           "Forbidden",
           "In the context of user "
@@ -226,18 +226,18 @@ final class OAuthEndpoints {
     return null;
   }
 
-  private ApiResponse requestToken(ApiRequest request) {
+  private SimResponse requestToken(ApiRequest request) {
     Verified verified = verify(request, TokenKind.NONE);
     if (verified.refusal() != null) {
       return verified.refusal();
     }
     String callback = verified.params().get("oauth_callback");
     if (callback == null || callback.isBlank()) {
-      return ApiResponse.problem(
+      return SimResponse.problem(
           400, "Invalid Request", "oauth_callback is required (a URL or oob)", "invalid-request");
     }
     if (!callbackApproved(callback)) {
-      return ApiResponse.codedError(
+      return SimResponse.codedError(
           403,
           CODE_CALLBACK_NOT_APPROVED,
           null,
@@ -246,7 +246,7 @@ final class OAuthEndpoints {
     }
     String accessType = verified.params().get("x_auth_access_type");
     if (accessType != null && !accessType.equals("read") && !accessType.equals("write")) {
-      return ApiResponse.problem(
+      return SimResponse.problem(
           400,
           "Invalid Request",
           "x_auth_access_type must be read or write, was " + accessType,
@@ -302,7 +302,7 @@ final class OAuthEndpoints {
     }
   }
 
-  private ApiResponse accessToken(ApiRequest request) {
+  private SimResponse accessToken(ApiRequest request) {
     Verified verified = verify(request, TokenKind.REQUEST);
     if (verified.refusal() != null) {
       return verified.refusal();
@@ -339,7 +339,7 @@ final class OAuthEndpoints {
     return form(answer);
   }
 
-  private ApiResponse invalidate(ApiRequest request) {
+  private SimResponse invalidate(ApiRequest request) {
     Verified verified = verify(request, TokenKind.ACCESS);
     if (verified.refusal() != null) {
       return verified.refusal();
@@ -350,7 +350,7 @@ final class OAuthEndpoints {
     log.info("access token of user {} invalidated", ((AccessTokenState) verified.state()).userId());
     ObjectNode body = Json.object();
     body.put("access_token", verified.token());
-    return ApiResponse.ok(body);
+    return SimResponse.ok(body);
   }
 
   // ---------------------------------------------------------------- verification
@@ -441,24 +441,24 @@ final class OAuthEndpoints {
     return values;
   }
 
-  private static ApiResponse form(Map<String, String> values) {
+  private static SimResponse form(Map<String, String> values) {
     List<String> pairs = new ArrayList<>();
     values.forEach((k, v) -> pairs.add(OAuthSignature.encode(k) + "=" + OAuthSignature.encode(v)));
-    return new ApiResponse(
+    return new SimResponse(
         200,
         Map.of("content-type", "application/x-www-form-urlencoded"),
         String.join("&", pairs).getBytes(StandardCharsets.UTF_8));
   }
 
-  private static ApiResponse text(int status, String message) {
-    return new ApiResponse(
+  private static SimResponse text(int status, String message) {
+    return new SimResponse(
         status,
         Map.of("content-type", "text/plain;charset=utf-8"),
         message.getBytes(StandardCharsets.UTF_8));
   }
 
-  private static ApiResponse notAllowed() {
-    return ApiResponse.problem(
+  private static SimResponse notAllowed() {
+    return SimResponse.problem(
         405, "Method Not Allowed", "Method not allowed for this endpoint", "about:blank");
   }
 

@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
  */
 final class OAuthVerifier {
 
-  // The simulator's OAuth log, as before the split.
+  // Logs under OAuthEndpoints' name: one logger for all of the simulator's OAuth endpoints, so a
+  // test's log configuration silences or shows them together.
   private static final Logger log = LoggerFactory.getLogger(OAuthEndpoints.class);
   private static final Pattern DIGITS = Pattern.compile("[0-9]{1,12}");
 
@@ -44,8 +45,8 @@ final class OAuthVerifier {
   }
 
   /** A verified request: its decoded parameters and the token's state. */
-  record Verified(ApiResponse refusal, Map<String, String> params, String token, Object state) {
-    static Verified refused(ApiResponse refusal) {
+  record Verified(SimResponse refusal, Map<String, String> params, String token, Object state) {
+    static Verified refused(SimResponse refusal) {
       return new Verified(refusal, Map.of(), null, null);
     }
   }
@@ -87,7 +88,7 @@ final class OAuthVerifier {
     if (Duration.between(signedAt, now).abs().compareTo(OAuthEndpoints.TIMESTAMP_TOLERANCE) > 0) {
       log.info("OAuth request refused: timestamp {} is too far from {}", signedAt, now);
       return Verified.refused(
-          ApiResponse.codedError(
+          SimResponse.codedError(
               401, OAuthEndpoints.CODE_TIMESTAMP_OUT_OF_BOUNDS, null, "Timestamp out of bounds."));
     }
     String token = oauth.get("oauth_token");
@@ -97,7 +98,7 @@ final class OAuthVerifier {
       Found found = token == null ? null : tokens.find(kind, token);
       if (found == null) {
         return Verified.refused(
-            ApiResponse.codedError(
+            SimResponse.codedError(
                 401, OAuthEndpoints.CODE_INVALID_TOKEN, null, "Invalid or expired token."));
       }
       tokenSecret = found.secret();
@@ -108,7 +109,7 @@ final class OAuthVerifier {
     List<String[]> form = isForm(request) ? OAuthSignature.pairs(bodyText(request)) : List.of();
     if (query == null || form == null) {
       return Verified.refused(
-          ApiResponse.problem(
+          SimResponse.problem(
               400, "Invalid Request", "Malformed percent-encoding", "invalid-request"));
     }
     params.addAll(query);
@@ -175,7 +176,7 @@ final class OAuthVerifier {
     return new String(request.body(), StandardCharsets.UTF_8);
   }
 
-  static ApiResponse couldNotAuthenticate(String message) {
-    return ApiResponse.codedError(401, OAuthEndpoints.CODE_COULD_NOT_AUTHENTICATE, null, message);
+  static SimResponse couldNotAuthenticate(String message) {
+    return SimResponse.codedError(401, OAuthEndpoints.CODE_COULD_NOT_AUTHENTICATE, null, message);
   }
 }

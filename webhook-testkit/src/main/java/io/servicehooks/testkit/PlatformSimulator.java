@@ -266,7 +266,7 @@ public final class PlatformSimulator implements AutoCloseable {
     byte[] bytes = body.clone();
     streams.publish(bytes, copies);
     int started = 0;
-    for (Webhook webhook : api.webhooks()) {
+    for (RegisteredWebhook webhook : api.webhooks()) {
       // Duplicates are one event delivered several times: the history holds it once.
       deliveries.remember(webhook, bytes);
       if (!webhook.receivesDeliveries()) {
@@ -314,7 +314,7 @@ public final class PlatformSimulator implements AutoCloseable {
    * @return false when no webhook has that id
    */
   public boolean invalidateWebhook(String webhookId) {
-    for (Webhook webhook : api.webhooks()) {
+    for (RegisteredWebhook webhook : api.webhooks()) {
       if (webhook.id.equals(webhookId)) {
         Instant now = clock.now();
         webhook.checked(
@@ -331,13 +331,13 @@ public final class PlatformSimulator implements AutoCloseable {
    * webhook receives deliveries.
    */
   String whyNoWebhookDeliveries() {
-    List<Webhook> all = api.webhooks();
+    List<RegisteredWebhook> all = api.webhooks();
     if (all.isEmpty()) {
       return "no webhook is registered (servicehooks webhooks create URL, or a consumer that"
           + " registers itself)";
     }
     List<String> reasons = new ArrayList<>();
-    for (Webhook webhook : all) {
+    for (RegisteredWebhook webhook : all) {
       String why = webhook.whyNoDeliveries();
       if (why == null) {
         return null;
@@ -347,7 +347,7 @@ public final class PlatformSimulator implements AutoCloseable {
     return String.join("; ", reasons);
   }
 
-  List<Webhook> webhooks() {
+  List<RegisteredWebhook> webhooks() {
     return api.webhooks();
   }
 
@@ -487,8 +487,8 @@ public final class PlatformSimulator implements AutoCloseable {
     deliveries.prune();
     streams.advanced();
     Instant now = clock.now();
-    List<Webhook> due = new ArrayList<>();
-    for (Webhook webhook : api.webhooks()) {
+    List<RegisteredWebhook> due = new ArrayList<>();
+    for (RegisteredWebhook webhook : api.webhooks()) {
       if (webhook.checkDue(now)) {
         due.add(webhook);
       }

@@ -14,7 +14,7 @@ final class RateLimit {
   private static final Duration WINDOW = Duration.ofMinutes(15);
 
   /** The outcome of {@link #admit()}: the refusal (429), or the headers of an admitted call. */
-  record Admission(ApiResponse refusal, Map<String, String> headers) {}
+  record Admission(SimResponse refusal, Map<String, String> headers) {}
 
   private final int limit;
   private final SimClock clock;
@@ -45,13 +45,13 @@ final class RateLimit {
   }
 
   /** The 429 answer, naming {@code reset} as the end of the window. */
-  ApiResponse rateLimited(Instant reset) {
+  SimResponse rateLimited(Instant reset) {
     Map<String, String> headers =
         Map.of(
             "x-rate-limit-limit", Integer.toString(limit),
             "x-rate-limit-remaining", "0",
             "x-rate-limit-reset", Long.toString(reset.getEpochSecond()));
-    return ApiResponse.problem(429, "Too Many Requests", "Too Many Requests", "about:blank")
+    return SimResponse.problem(429, "Too Many Requests", "Too Many Requests", "about:blank")
         .withHeaders(headers);
   }
 

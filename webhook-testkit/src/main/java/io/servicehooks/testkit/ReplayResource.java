@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
  */
 final class ReplayResource {
 
-  // The simulator's API log, as before the split.
+  // Logs under Api's name: one logger for all of the simulator's API resources, so a test's log
+  // configuration silences or shows them together.
   private static final Logger log = LoggerFactory.getLogger(Api.class);
 
   private static final DateTimeFormatter REPLAY_DATE =
@@ -32,7 +33,7 @@ final class ReplayResource {
 
   private final SimClock clock;
   private final Deliveries deliveries;
-  private final Function<String, Webhook> webhooks;
+  private final Function<String, RegisteredWebhook> webhooks;
   private final Supplier<String> ids;
   private final Supplier<ResponseStyle> style;
 
@@ -43,7 +44,7 @@ final class ReplayResource {
   ReplayResource(
       SimClock clock,
       Deliveries deliveries,
-      Function<String, Webhook> webhooks,
+      Function<String, RegisteredWebhook> webhooks,
       Supplier<String> ids,
       Supplier<ResponseStyle> style) {
     this.clock = clock;
@@ -62,13 +63,13 @@ final class ReplayResource {
     return List.copyOf(requests);
   }
 
-  ApiResponse replay(ApiRequest request) {
+  SimResponse replay(ApiRequest request) {
     JsonNode body = Json.parseOrNull(request.body());
     if (body == null || !body.isObject()) {
       return Api.badRequest("The request body must be a JSON object");
     }
     String id = Json.text(body, "webhook_id");
-    Webhook webhook = id == null ? null : webhooks.apply(id);
+    RegisteredWebhook webhook = id == null ? null : webhooks.apply(id);
     if (webhook == null) {
       return Api.webhookIdInvalid(id);
     }
@@ -88,7 +89,7 @@ final class ReplayResource {
       return Api.badRequest("to_date must not be in the future");
     }
     if (!running.compareAndSet(false, true)) {
-      return ApiResponse.invalidRequest(
+      return SimResponse.invalidRequest(
           "ReplayConflictError", "A replay job is already running for this application");
     }
     String jobId = ids.get();
@@ -106,8 +107,8 @@ final class ReplayResource {
         webhook, from, to.plus(1, ChronoUnit.MINUTES), jobId, fail, () -> running.set(false));
     ObjectNode job = Json.object();
     job.put("job_id", jobId);
-    job.put("created_at", Webhook.TIMESTAMP.format(now));
-    return ApiResponse.ok(style.get() == ResponseStyle.CURRENT ? Json.data(job) : job);
+    job.put("created_at", RegisteredWebhook.TIMESTAMP.format(now));
+    return SimResponse.ok(style.get() == ResponseStyle.CURRENT ? Json.data(job) : job);
   }
 
   private static Instant replayDate(String text) {

@@ -1,8 +1,8 @@
 package io.servicehooks.testkit;
 
 /**
- * Which of the documented response shapes (PROTOCOL.md section 5) the simulator answers with, so
- * that client code can be tested against every variant the platform has used.
+ * Which of the documented response shapes (docs/protocol.md#registration-api-shapes) the simulator
+ * answers with, so that client code can be tested against every variant the platform has used.
  */
 public enum ResponseStyle {
 

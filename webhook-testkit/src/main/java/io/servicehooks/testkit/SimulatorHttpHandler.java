@@ -41,7 +41,7 @@ final class SimulatorHttpHandler implements HttpHandler {
       if (body == null) {
         send(
             exchange,
-            ApiResponse.problem(
+            SimResponse.problem(
                 413, "Payload Too Large", "Body over " + MAX_BODY_BYTES + " bytes", "about:blank"));
         return;
       }
@@ -67,7 +67,7 @@ final class SimulatorHttpHandler implements HttpHandler {
           e);
       send(
           exchange,
-          ApiResponse.problem(500, "Internal Server Error", "Simulator error", "about:blank"));
+          SimResponse.problem(500, "Internal Server Error", "Simulator error", "about:blank"));
     } finally {
       exchange.close();
     }
@@ -82,7 +82,7 @@ final class SimulatorHttpHandler implements HttpHandler {
         send(exchange, api.failure(fault.status()));
         break;
       case DELAY:
-        ApiResponse late = apply(request, applying.writeLock());
+        SimResponse late = apply(request, applying.writeLock());
         if (pause(fault.delay())) {
           send(exchange, late);
         }
@@ -100,7 +100,7 @@ final class SimulatorHttpHandler implements HttpHandler {
     }
   }
 
-  private ApiResponse apply(ApiRequest request, Lock lock) {
+  private SimResponse apply(ApiRequest request, Lock lock) {
     lock.lock();
     try {
       return api.handle(request);
@@ -127,7 +127,7 @@ final class SimulatorHttpHandler implements HttpHandler {
     }
   }
 
-  private static void send(HttpExchange exchange, ApiResponse response) throws IOException {
+  private static void send(HttpExchange exchange, SimResponse response) throws IOException {
     for (Map.Entry<String, String> header : response.headers().entrySet()) {
       exchange.getResponseHeaders().set(header.getKey(), header.getValue());
     }

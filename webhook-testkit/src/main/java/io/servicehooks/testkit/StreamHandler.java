@@ -53,13 +53,13 @@ final class StreamHandler implements HttpHandler {
     if (!request.path().equals(PATH)) {
       answer(
           exchange,
-          ApiResponse.problem(404, "Not Found Error", "No such endpoint", "resource-not-found"));
+          SimResponse.problem(404, "Not Found Error", "No such endpoint", "resource-not-found"));
       return;
     }
     if (!request.method().equals("GET")) {
       answer(
           exchange,
-          ApiResponse.problem(
+          SimResponse.problem(
               405, "Method Not Allowed", "Method not allowed for this endpoint", "about:blank"));
       return;
     }
@@ -69,7 +69,7 @@ final class StreamHandler implements HttpHandler {
       answer(exchange, refusal(fault));
       return;
     }
-    ApiResponse unauthorized = api.authenticate(request);
+    SimResponse unauthorized = api.authenticate(request);
     if (unauthorized != null) {
       answer(exchange, unauthorized);
       return;
@@ -79,7 +79,7 @@ final class StreamHandler implements HttpHandler {
       window = window(request.query(), clock.now());
     } catch (IllegalArgumentException e) {
       answer(
-          exchange, ApiResponse.problem(400, "Invalid Request", e.getMessage(), "invalid-request"));
+          exchange, SimResponse.problem(400, "Invalid Request", e.getMessage(), "invalid-request"));
       return;
     }
     StreamHub.Opened opened = hub.open(window.minutes, window.from, window.to);
@@ -88,7 +88,7 @@ final class StreamHandler implements HttpHandler {
       answer(exchange, StreamHub.tooManyConnections(hub.connectionLimit()));
       return;
     }
-    StreamConnection connection = opened.connection();
+    StreamSession connection = opened.connection();
     log.info(
         "stream {} connected (backfill {} event(s))",
         connection.endpointId,
@@ -101,7 +101,7 @@ final class StreamHandler implements HttpHandler {
       connection.serve(out, opened.backfill(), hub::realTimeKeepAlive);
       clean = true;
       log.info("stream {} ended by the server", connection.endpointId);
-    } catch (StreamConnection.Dropped e) {
+    } catch (StreamSession.Dropped e) {
       log.info("stream {} dropped (simulated fault)", connection.endpointId);
       // Escapes to the JDK server, which then closes the socket without ending the chunked body.
       throw e;
@@ -117,16 +117,16 @@ final class StreamHandler implements HttpHandler {
     }
   }
 
-  private ApiResponse refusal(StreamFault fault) {
+  private SimResponse refusal(StreamFault fault) {
     switch (fault.kind()) {
       case RATE_LIMITED:
         if (fault.reset() == null) {
-          return ApiResponse.problem(429, "Too Many Requests", "Too Many Requests", "about:blank")
+          return SimResponse.problem(429, "Too Many Requests", "Too Many Requests", "about:blank")
               .withHeaders(Map.of("x-rate-limit-remaining", "0", "x-rate-limit-limit", "50"));
         }
         return api.rateLimited(fault.reset());
       case FORBIDDEN:
-        return ApiResponse.problem(
+        return SimResponse.problem(
             403,
             "Client Forbidden",
             "This app is not permitted to use the activity stream (simulated fault).",
@@ -211,7 +211,7 @@ final class StreamHandler implements HttpHandler {
     return values;
   }
 
-  private static void answer(HttpExchange exchange, ApiResponse response) throws IOException {
+  private static void answer(HttpExchange exchange, SimResponse response) throws IOException {
     try {
       for (Map.Entry<String, String> header : response.headers().entrySet()) {
         exchange.getResponseHeaders().set(header.getKey(), header.getValue());

@@ -34,7 +34,7 @@ final class StreamHub {
   private record Produced(Instant time, byte[] line) {}
 
   /** The outcome of a connect: a connection to serve with its backfill, or a refusal. */
-  record Opened(StreamConnection connection, List<byte[]> backfill) {}
+  record Opened(StreamSession connection, List<byte[]> backfill) {}
 
   private final SimClock clock;
   private final int connectionLimit;
@@ -45,10 +45,9 @@ final class StreamHub {
 
   private final Object lock = new Object();
   // Guarded by lock.
-  private final Map<String, StreamConnection> open = new LinkedHashMap<>();
+  private final Map<String, StreamSession> open = new LinkedHashMap<>();
   private final Deque<Produced> history = new ArrayDeque<>();
   private final Deque<StreamFault> faults = new ArrayDeque<>();
-  private long produced;
 
   StreamHub(
       SimClock clock,
@@ -110,9 +109,8 @@ final class StreamHub {
     synchronized (lock) {
       Instant now = clock.now();
       history.add(new Produced(now, line));
-      produced++;
       prune(now);
-      for (StreamConnection connection : open.values()) {
+      for (StreamSession connection : open.values()) {
         for (int i = 0; i < copies; i++) {
           connection.offerEvent(line);
         }
@@ -134,12 +132,6 @@ final class StreamHub {
       }
     }
     return body.clone();
-  }
-
-  long produced() {
-    synchronized (lock) {
-      return produced;
-    }
   }
 
   // ---------------------------------------------------------------- connections
@@ -170,8 +162,8 @@ final class StreamHub {
       }
       Instant now = clock.now();
       prune(now);
-      StreamConnection connection =
-          new StreamConnection(Long.toString(ids.incrementAndGet()), now, backfillMinutes, buffer);
+      StreamSession connection =
+          new StreamSession(Long.toString(ids.incrementAndGet()), now, backfillMinutes, buffer);
       open.put(connection.endpointId, connection);
       List<byte[]> backfill = new ArrayList<>();
       if (from != null) {
@@ -185,7 +177,7 @@ final class StreamHub {
     }
   }
 
-  void closed(StreamConnection connection) {
+  void closed(StreamSession connection) {
     synchronized (lock) {
       open.remove(connection.endpointId, connection);
     }
@@ -198,12 +190,12 @@ final class StreamHub {
    * in time counts as open.
    */
   void forgetGone() {
-    Map<StreamConnection, CompletableFuture<Boolean>> probes = new LinkedHashMap<>();
+    Map<StreamSession, CompletableFuture<Boolean>> probes = new LinkedHashMap<>();
     synchronized (lock) {
       open.values().forEach(c -> probes.put(c, c.probe()));
     }
     long deadline = System.nanoTime() + PROBE_BOUND.toNanos();
-    for (Map.Entry<StreamConnection, CompletableFuture<Boolean>> probe : probes.entrySet()) {
+    for (Map.Entry<StreamSession, CompletableFuture<Boolean>> probe : probes.entrySet()) {
       try {
         long left = Math.max(0, deadline - System.nanoTime());
         if (!probe.getValue().get(left, TimeUnit.NANOSECONDS)) {
@@ -220,48 +212,48 @@ final class StreamHub {
 
   List<OpenStream> openStreams() {
     synchronized (lock) {
-      return open.values().stream().map(StreamConnection::describe).toList();
+      return open.values().stream().map(StreamSession::describe).toList();
     }
   }
 
   /** Ends one connection cleanly, as {@code DELETE /2/connections/{id}} does; false if unknown. */
   boolean kill(String endpointId) {
     synchronized (lock) {
-      StreamConnection connection = open.remove(endpointId);
+      StreamSession connection = open.remove(endpointId);
       if (connection == null) {
         return false;
       }
-      connection.control(StreamConnection.Kind.CLOSE, null);
+      connection.control(StreamSession.Kind.CLOSE, null);
       return true;
     }
   }
 
   /** Ends every connection cleanly; returns how many. */
   int killAll() {
-    return endAll(StreamConnection.Kind.CLOSE, null);
+    return endAll(StreamSession.Kind.CLOSE, null);
   }
 
   /** Drops every connection abruptly (no end of the chunked body); returns how many. */
   int dropAll() {
-    return endAll(StreamConnection.Kind.DROP, null);
+    return endAll(StreamSession.Kind.DROP, null);
   }
 
   /** Sends the operational-disconnect error object on every stream, then ends it. */
   int disconnectAll() {
-    return endAll(StreamConnection.Kind.DISCONNECT, operationalDisconnect());
+    return endAll(StreamSession.Kind.DISCONNECT, operationalDisconnect());
   }
 
   /** Silences every open connection: no events, no keep-alives, until dropped or killed. */
   int stallAll() {
     synchronized (lock) {
-      open.values().forEach(StreamConnection::stall);
+      open.values().forEach(StreamSession::stall);
       return open.size();
     }
   }
 
-  private int endAll(StreamConnection.Kind kind, byte[] line) {
+  private int endAll(StreamSession.Kind kind, byte[] line) {
     synchronized (lock) {
-      List<StreamConnection> all = new ArrayList<>(open.values());
+      List<StreamSession> all = new ArrayList<>(open.values());
       open.clear();
       all.forEach(c -> c.control(kind, line));
       return all.size();
@@ -295,19 +287,19 @@ final class StreamHub {
     error.put("title", "operational-disconnect");
     error.put("disconnect_type", "UpstreamOperationalDisconnect");
     error.put("detail", "This stream has been disconnected upstream for operational reasons.");
-    error.put("type", ApiResponse.PROBLEM_BASE + "operational-disconnect");
+    error.put("type", SimResponse.PROBLEM_BASE + "operational-disconnect");
     return Json.bytes(body);
   }
 
-  static ApiResponse tooManyConnections(int limit) {
+  static SimResponse tooManyConnections(int limit) {
     ObjectNode body = Json.object();
     body.put("title", "ConnectionException");
     body.put(
         "detail",
         "This stream is currently at the maximum allowed connection limit (" + limit + ").");
     body.put("connection_issue", "TooManyConnections");
-    body.put("type", ApiResponse.PROBLEM_BASE + "streaming-connection");
-    return ApiResponse.json(429, body, "application/problem+json");
+    body.put("type", SimResponse.PROBLEM_BASE + "streaming-connection");
+    return SimResponse.json(429, body, "application/problem+json");
   }
 
   int connectionLimit() {

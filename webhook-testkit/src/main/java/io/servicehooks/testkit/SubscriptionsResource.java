@@ -39,7 +39,7 @@ final class SubscriptionsResource {
   }
 
   /** Routes {@code /2/activity/subscriptions} ({@code parts.length == 3}) and {@code .../{id}}. */
-  ApiResponse handle(ApiRequest request, String[] parts) {
+  SimResponse handle(ApiRequest request, String[] parts) {
     String method = request.method();
     if (parts.length == 3) {
       return switch (method) {
@@ -64,7 +64,7 @@ final class SubscriptionsResource {
     }
   }
 
-  private ApiResponse create(ApiRequest request) {
+  private SimResponse create(ApiRequest request) {
     JsonNode body = Json.parseOrNull(request.body());
     if (body == null || !body.isObject()) {
       return Api.badRequest("The request body must be a JSON object");
@@ -94,24 +94,24 @@ final class SubscriptionsResource {
     if (webhookId != null) {
       subscription.put("webhook_id", webhookId);
     }
-    subscription.put("created_at", Webhook.TIMESTAMP.format(clock.now()));
+    subscription.put("created_at", RegisteredWebhook.TIMESTAMP.format(clock.now()));
     synchronized (lock) {
       subscriptions.put(subscription.get("subscription_id").asText(), subscription);
     }
     return answer(subscription.deepCopy());
   }
 
-  private ApiResponse list() {
+  private SimResponse list() {
     List<ObjectNode> all = all();
     ObjectNode body = Json.object();
     if (!all.isEmpty() || style.get() == ResponseStyle.CURRENT) {
       body.putArray("data").addAll(all);
     }
     body.putObject("meta").put("result_count", all.size());
-    return ApiResponse.ok(body);
+    return SimResponse.ok(body);
   }
 
-  private ApiResponse delete(String id) {
+  private SimResponse delete(String id) {
     boolean removed;
     synchronized (lock) {
       removed = subscriptions.remove(id) != null;
@@ -121,10 +121,10 @@ final class SubscriptionsResource {
     }
     ObjectNode body = Json.object();
     body.putObject("data").put("deleted", true);
-    return ApiResponse.ok(body);
+    return SimResponse.ok(body);
   }
 
-  private ApiResponse update(String id, ApiRequest request) {
+  private SimResponse update(String id, ApiRequest request) {
     JsonNode body = Json.parseOrNull(request.body());
     if (body == null || !body.isObject() || body.isEmpty()) {
       return Api.badRequest("The request body must be a JSON object with tag and/or webhook_id");
@@ -171,18 +171,18 @@ final class SubscriptionsResource {
     }
   }
 
-  private ApiResponse answer(ObjectNode subscription) {
+  private SimResponse answer(ObjectNode subscription) {
     ObjectNode wrapped = Json.object();
     if (style.get() == ResponseStyle.CURRENT) {
       wrapped.set("data", subscription);
     } else {
       wrapped.putObject("data").set("subscription", subscription);
     }
-    return ApiResponse.ok(wrapped);
+    return SimResponse.ok(wrapped);
   }
 
-  private static ApiResponse notFound(String id) {
-    return ApiResponse.problem(
+  private static SimResponse notFound(String id) {
+    return SimResponse.problem(
         404, "Not Found Error", "Subscription " + id + " does not exist", "resource-not-found");
   }
 }

@@ -7,7 +7,7 @@ import java.util.Objects;
  * The tests' independent signer: signs a delivery body or answers a CRC token the way the platform
  * does ({@code sha256=<base64 HMAC-SHA256(consumer secret, message)>}), with the testkit's own HMAC
  * code rather than {@code webhook-core}'s, so a test's expected value never comes from the code
- * under test. Checked against the published vectors of PROTOCOL section 7.
+ * under test. Checked against the published vectors of docs/protocol.md#known-answers.
  *
  * <pre>{@code
  * String signature = TestSigner.sign("test", "{\"test_number\":1,\"test_string\":\"two\"}");

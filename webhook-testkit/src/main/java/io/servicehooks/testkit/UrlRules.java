@@ -6,8 +6,8 @@ import java.util.Locale;
 import java.util.Set;
 
 /**
- * The platform's rules for webhook URLs (PROTOCOL.md section 5), plus the loopback exception of
- * local mode.
+ * The platform's rules for webhook URLs (docs/protocol.md#registration-api-shapes), plus the
+ * loopback exception of local mode.
  */
 final class UrlRules {
 

@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
  */
 final class WebhooksResource {
 
-  // The simulator's API log, as before the split.
+  // Logs under Api's name: one logger for all of the simulator's API resources, so a test's log
+  // configuration silences or shows them together.
   private static final Logger log = LoggerFactory.getLogger(Api.class);
 
   private static final Pattern DIGITS = Pattern.compile("[0-9]+");
@@ -34,7 +35,7 @@ final class WebhooksResource {
   private final Supplier<ResponseStyle> style;
 
   private final Object lock = new Object();
-  private final Map<String, Webhook> webhooks = new LinkedHashMap<>(); // guarded by lock
+  private final Map<String, RegisteredWebhook> webhooks = new LinkedHashMap<>(); // guarded by lock
 
   WebhooksResource(
       boolean localMode,
@@ -54,7 +55,7 @@ final class WebhooksResource {
   }
 
   /** Routes {@code /2/webhooks} ({@code parts.length == 2}) and {@code /2/webhooks/{id}}. */
-  ApiResponse handle(ApiRequest request, String[] parts) {
+  SimResponse handle(ApiRequest request, String[] parts) {
     String method = request.method();
     if (parts.length == 2) {
       return switch (method) {
@@ -70,14 +71,14 @@ final class WebhooksResource {
     };
   }
 
-  List<Webhook> all() {
+  List<RegisteredWebhook> all() {
     synchronized (lock) {
       return List.copyOf(webhooks.values());
     }
   }
 
   /** The webhook with this id, or null when the id is missing, malformed or unknown. */
-  Webhook find(String id) {
+  RegisteredWebhook find(String id) {
     if (id == null || !DIGITS.matcher(id).matches()) {
       return null;
     }
@@ -87,8 +88,8 @@ final class WebhooksResource {
   }
 
   /** Runs the periodic check on the given webhooks; a failure makes a webhook invalid at once. */
-  void recheck(List<Webhook> due) {
-    for (Webhook webhook : due) {
+  void recheck(List<RegisteredWebhook> due) {
+    for (RegisteredWebhook webhook : due) {
       CrcCheck.Outcome outcome = crc.check(webhook.url);
       Instant now = clock.now();
       webhook.checked(outcome.passed(), now, outcome.detail(), now.plus(recheckInterval));
@@ -101,7 +102,7 @@ final class WebhooksResource {
     }
   }
 
-  private ApiResponse create(ApiRequest request) {
+  private SimResponse create(ApiRequest request) {
     JsonNode body = Json.parseOrNull(request.body());
     if (body == null || !body.isObject()) {
       return Api.badRequest("The request body must be a JSON object");
@@ -109,43 +110,43 @@ final class WebhooksResource {
     String url = Json.text(body, "url");
     String violation = UrlRules.violation(url, localMode);
     if (violation != null) {
-      return ApiResponse.invalidRequest("UrlValidationFailed", violation);
+      return SimResponse.invalidRequest("UrlValidationFailed", violation);
     }
-    ApiResponse refused = refuseRegistration(url);
+    SimResponse refused = refuseRegistration(url);
     if (refused != null) {
       return refused;
     }
     // The check runs outside the lock: it may take up to the CRC time-out.
     CrcCheck.Outcome outcome = crc.check(url);
     if (!outcome.passed()) {
-      return ApiResponse.invalidRequest("CrcValidationFailed", outcome.detail());
+      return SimResponse.invalidRequest("CrcValidationFailed", outcome.detail());
     }
-    Webhook webhook;
+    RegisteredWebhook webhook;
     synchronized (lock) {
       refused = refuseRegistration(url);
       if (refused != null) {
         return refused;
       }
       Instant now = clock.now();
-      webhook = new Webhook(ids.get(), url, now, now.plus(recheckInterval));
+      webhook = new RegisteredWebhook(ids.get(), url, now, now.plus(recheckInterval));
       webhooks.put(webhook.id, webhook);
     }
     log.info("webhook {} registered for {}", webhook.id, url);
     ObjectNode json = webhook.toJson();
-    return ApiResponse.ok(style.get() == ResponseStyle.CURRENT ? Json.data(json) : json);
+    return SimResponse.ok(style.get() == ResponseStyle.CURRENT ? Json.data(json) : json);
   }
 
-  private ApiResponse refuseRegistration(String url) {
+  private SimResponse refuseRegistration(String url) {
     synchronized (lock) {
-      for (Webhook existing : webhooks.values()) {
+      for (RegisteredWebhook existing : webhooks.values()) {
         if (existing.url.equals(url)) {
-          return ApiResponse.invalidRequest(
+          return SimResponse.invalidRequest(
               "DuplicateUrlFailed",
               "URL is already registered for this application as webhook " + existing.id);
         }
       }
       if (webhooks.size() >= webhookLimit) {
-        return ApiResponse.invalidRequest(
+        return SimResponse.invalidRequest(
             "WebhookLimitExceeded",
             "This application may register at most " + webhookLimit + " webhook(s)");
       }
@@ -153,19 +154,19 @@ final class WebhooksResource {
     }
   }
 
-  private ApiResponse list() {
-    List<Webhook> all = all();
+  private SimResponse list() {
+    List<RegisteredWebhook> all = all();
     ObjectNode body = Json.object();
     if (!all.isEmpty() || style.get() == ResponseStyle.CURRENT) {
       ArrayNode data = body.putArray("data");
       all.forEach(w -> data.add(w.toJson()));
     }
     body.putObject("meta").put("result_count", all.size());
-    return ApiResponse.ok(body);
+    return SimResponse.ok(body);
   }
 
-  private ApiResponse revalidate(String id) {
-    Webhook webhook = find(id);
+  private SimResponse revalidate(String id) {
+    RegisteredWebhook webhook = find(id);
     if (webhook == null) {
       return Api.webhookIdInvalid(id);
     }
@@ -176,17 +177,17 @@ final class WebhooksResource {
     ObjectNode body = Json.object();
     if (style.get() == ResponseStyle.CURRENT) {
       body.putObject("data").put("valid", outcome.passed());
-      return ApiResponse.ok(body);
+      return SimResponse.ok(body);
     }
     if (!outcome.passed()) {
-      return ApiResponse.invalidRequest("CrcValidationFailed", outcome.detail());
+      return SimResponse.invalidRequest("CrcValidationFailed", outcome.detail());
     }
     body.putObject("data").put("attempted", true);
-    return ApiResponse.ok(body);
+    return SimResponse.ok(body);
   }
 
-  private ApiResponse delete(String id) {
-    Webhook removed;
+  private SimResponse delete(String id) {
+    RegisteredWebhook removed;
     synchronized (lock) {
       removed = DIGITS.matcher(id).matches() ? webhooks.remove(id) : null;
     }
@@ -197,6 +198,6 @@ final class WebhooksResource {
     log.info("webhook {} deleted", id);
     ObjectNode body = Json.object();
     body.putObject("data").put("deleted", true);
-    return ApiResponse.ok(body);
+    return SimResponse.ok(body);
   }
 }

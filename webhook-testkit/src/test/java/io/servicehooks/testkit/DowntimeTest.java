@@ -29,7 +29,8 @@ final class DowntimeTest {
   private static final DateTimeFormatter REPLAY_DATE =
       DateTimeFormatter.ofPattern("yyyyMMddHHmm").withZone(ZoneOffset.UTC);
   private static final Instant START = Instant.parse("2026-05-01T12:00:30Z");
-  // PROTOCOL.md section 2: the first attempt, then retries after about 3 s, 27 s and 242 s.
+  // docs/protocol.md#deliveries-and-retries: the first attempt, then retries after about 3 s, 27 s
+  // and 242 s.
   private static final List<Duration> PLATFORM_ATTEMPT_OFFSETS =
       List.of(
           Duration.ZERO, Duration.ofSeconds(3), Duration.ofSeconds(30), Duration.ofSeconds(272));

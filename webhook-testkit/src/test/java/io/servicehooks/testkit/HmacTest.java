@@ -6,7 +6,7 @@ import org.junit.jupiter.api.Test;
 
 final class HmacTest {
 
-  // PROTOCOL.md section 7, consumer secret "test".
+  // docs/protocol.md#known-answers, consumer secret "test".
   private final Hmac hmac = new Hmac("test");
 
   @Test

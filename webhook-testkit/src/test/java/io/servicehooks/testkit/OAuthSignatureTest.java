@@ -7,7 +7,10 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The testkit's own OAuth 1.0a code against the platform's worked example (PROTOCOL section 7). */
+/**
+ * The testkit's own OAuth 1.0a code against the platform's worked example
+ * (docs/protocol.md#known-answers).
+ */
 final class OAuthSignatureTest {
 
   // Header as the platform's documentation prints it for the worked example.

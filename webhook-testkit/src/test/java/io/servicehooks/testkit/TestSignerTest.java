@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 
 final class TestSignerTest {
 
-  // PROTOCOL.md section 7, consumer secret "test".
+  // docs/protocol.md#known-answers, consumer secret "test".
   @Test
   void sign_publishedJsonVector_matches() {
     assertThat(TestSigner.sign("test", "{\"test_number\":1,\"test_string\":\"two\"}"))

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 
 final class TokenEndpointTest {
 
-  // PROTOCOL.md section 7: the published Basic credential vector.
+  // docs/protocol.md#known-answers: the published Basic credential vector.
   private static final String VECTOR_KEY = "xvz1evFS4wEEPTGEFPHBog";
   private static final String VECTOR_SECRET = "L8qq9PZyRg6ieKGEKhZolGC0vJWLw8iEJ88DRdyOg";
   private static final String VECTOR_BASIC =

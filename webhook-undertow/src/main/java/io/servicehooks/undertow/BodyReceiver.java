@@ -19,7 +19,8 @@ import org.xnio.IoUtils;
  */
 final class BodyReceiver {
 
-  // Logs under the handler's name, as before the split: users' log configuration names it.
+  // Logs under WebhookHandler's name, the one logger users' log configuration names for the
+  // adapter; the class that does the work is an implementation detail.
   private static final Logger log = LoggerFactory.getLogger(WebhookHandler.class);
   private static final HttpString CONNECTION = new HttpString("Connection");
 

@@ -36,8 +36,8 @@ import org.xnio.Options;
  * error body as the consumer's: 404 {@code not_found} at any other path, 503 {@code shutting_down}
  * once closing ({@link ServerRefusals}).
  *
- * <p>Over 300 lines because of its public {@link Builder}, nested as API, whose methods are
- * documented settings; the handlers it serves are their own classes ({@link WebhookHandler}, {@link
+ * <p>This class holds the public {@link Builder}, nested as API, whose methods are documented
+ * settings; the handlers it serves are their own classes ({@link WebhookHandler}, {@link
  * HealthHandler}, {@link ScrapeHandler}), as is TLS from a key store ({@link KeyStoreTls}).
  */
 public final class WebhookServer implements AutoCloseable {

@@ -20,9 +20,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 9, point 4: in synchronous mode a delivery whose listeners cannot start within the queueing
- * deadline is answered 503 {@code busy} with its claims released, instead of 200 long after the
- * platform gave up.
+ * In synchronous mode a delivery whose listeners cannot start within the queueing deadline is
+ * answered 503 {@code busy} with its claims released, instead of 200 long after the platform gave
+ * up.
  */
 final class QueueingDeadlineTest {
 

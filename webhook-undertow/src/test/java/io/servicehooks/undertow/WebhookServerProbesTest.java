@@ -15,9 +15,8 @@ import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
 /**
- * Issue 21, point 9: a plain-Java bot's {@link WebhookServer} serves optional {@code /health} and
- * {@code /metrics}, and one INFO line at start names what serves where, the acknowledgement mode
- * and the dedup store.
+ * A plain-Java bot's {@link WebhookServer} serves optional {@code /health} and {@code /metrics},
+ * and one INFO line at start names what serves where, the acknowledgement mode and the dedup store.
  */
 final class WebhookServerProbesTest {
 

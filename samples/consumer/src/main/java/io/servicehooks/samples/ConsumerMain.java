@@ -62,7 +62,7 @@ public final class ConsumerMain {
   public static void main(String[] args) throws Exception {
     // Netty (Lettuce's transport when REDIS_URL is set) samples about one buffer in a hundred for
     // leak reports unless told otherwise: a debugging aid that cost 1-2% of the Redis path's CPU
-    // (benchmarks/RESULTS.md "Issue 24: store paths"). Off unless the property is set.
+    // (benchmarks/RESULTS.md, "Store paths"). Off unless the property is set.
     if (System.getProperty("io.netty.leakDetection.level") == null) {
       System.setProperty("io.netty.leakDetection.level", "disabled");
     }

@@ -33,9 +33,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>This class composes and closes the parts; each part is wired by its own collaborator: {@code
  * ManagementEndpoints} (health, metrics, probes, the management port), {@code DurableWiring} (the
- * inbox and its pool), {@code RedisDedupWiring} (dedup on Redis) and {@code StreamWiring}. The file
- * is over 300 lines only by the nested {@link Settings} record, which stays nested because the
- * benchmarks and the tests name it {@code StandaloneConsumer.Settings}.
+ * inbox and its pool), {@code RedisDedupWiring} (dedup on Redis) and {@code StreamWiring}. The
+ * {@link Settings} record stays nested because the benchmarks and the tests name it {@code
+ * StandaloneConsumer.Settings}.
  */
 public final class StandaloneConsumer implements AutoCloseable {
 
@@ -177,7 +177,7 @@ public final class StandaloneConsumer implements AutoCloseable {
       ObservationRegistry observations) {
     if (settings.redisUrl() != null && database != null) {
       // Durable mode: the inbox table is the dedup every instance shares, so a Redis store would
-      // connect, fail start-up when Redis is down, and write nothing (issue 21, point 3).
+      // connect, fail start-up when Redis is down, and write nothing.
       log.warn(
           "REDIS_URL is not used for dedup in durable mode (DATABASE_URL): the inbox table is the"
               + " dedup every instance shares; catch-up may still keep its heartbeat there");

@@ -62,7 +62,7 @@ final class DurableHealthTest {
 
   @Test
   void durableMode_withRedisUrl_opensNoRedisDedupStore_startsWithRedisDown() throws Exception {
-    // Issue 21, point 3: the inbox is the dedup in durable mode, so REDIS_URL must not be
+    // The inbox is the dedup in durable mode, so REDIS_URL must not be
     // connected for dedup (before, an unreachable Redis here failed start-up, and a reachable one
     // was connected and never written).
     try (TestDatabase.Schema schema = TestDatabase.schemaToBeCreated()) {

@@ -20,9 +20,9 @@ import org.junit.jupiter.api.Test;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
- * Issue 21, point 8: the standalone consumer's {@code /health/live} and {@code /health/ready}; in
- * durable mode readiness follows the inbox database (a real one, and a real driver finding nothing
- * at a closed port), checked at most once a second (a fake clock moves it).
+ * The standalone consumer's {@code /health/live} and {@code /health/ready}; in durable mode
+ * readiness follows the inbox database (a real one, and a real driver finding nothing at a closed
+ * port), checked at most once a second (a fake clock moves it).
  */
 final class ProbesTest {
 

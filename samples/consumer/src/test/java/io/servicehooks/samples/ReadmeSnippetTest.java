@@ -17,7 +17,8 @@ import org.junit.jupiter.api.Test;
  * {@link MapDeduplicator} and the contract test it starts with, "Catching up after downtime" {@link
  * CatchUpBot}), every snippet has its imports and they name real types, and "Use it in your
  * project" gives the coordinates on Maven Central of the version the root pom builds, and the
- * snapshot to install until it is released.
+ * snapshot to install until it is released. Every published module has a short README whose Java
+ * snippet is code of the samples.
  */
 final class ReadmeSnippetTest {
 
@@ -97,7 +98,7 @@ final class ReadmeSnippetTest {
         .contains("REDIS_URL")
         .contains("REDIS_PREFIX")
         .contains("servicehooks.webhook.dedup.redis.url")
-        .contains("../webhook-redis/README.md")
+        .contains("(#the-redis-store-in-depth)")
         .contains("dedup_unavailable")
         .contains("in_flight");
   }
@@ -228,5 +229,82 @@ final class ReadmeSnippetTest {
         .as("the catch-up snippet imports")
         .containsExactlyInAnyOrderElementsOf(
             source.lines().filter(l -> l.startsWith("import ")).toList());
+  }
+
+  /** The published modules, from the root pom's {@code servicehooks.published} list. */
+  private static List<String> publishedModules() throws Exception {
+    Matcher m =
+        Pattern.compile("<servicehooks.published>([^<]+)</servicehooks.published>")
+            .matcher(Files.readString(ROOT.resolve("pom.xml")));
+    assertThat(m.find()).isTrue();
+    return List.of(m.group(1).split(",")).stream()
+        .filter(artifact -> !artifact.equals("servicehooks-parent"))
+        .toList();
+  }
+
+  private static List<Path> sampleSources() throws Exception {
+    try (var files = Files.walk(ROOT.resolve("samples"))) {
+      return files
+          .filter(p -> p.toString().endsWith(".java"))
+          .filter(p -> p.toString().contains("/src/main/java/"))
+          .toList();
+    }
+  }
+
+  /** Whether every line of {@code snippet} appears in {@code source}, in order (stripped). */
+  private static boolean inOrder(String snippet, String source) {
+    List<String> lines = source.lines().map(String::strip).toList();
+    int at = 0;
+    for (String line : snippet.lines().map(String::strip).filter(l -> !l.isEmpty()).toList()) {
+      while (at < lines.size() && !lines.get(at).equals(line)) {
+        at++;
+      }
+      if (at == lines.size()) {
+        return false;
+      }
+      at++;
+    }
+    return true;
+  }
+
+  @Test
+  void everyPublishedModule_hasAShortReadme_withOneSnippetAndALinkToTheDocs() throws Exception {
+    for (String module : publishedModules()) {
+      Path readme = ROOT.resolve(module).resolve("README.md");
+      assertThat(readme).as(module + " has a README").exists();
+      String text = Files.readString(readme);
+      assertThat(text.lines().count()).as(module + "'s README: about a dozen lines").isLessThan(40);
+      assertThat(text).as(module + "'s README").startsWith("# " + module + "\n");
+      assertThat(text).as(module + "'s README: one snippet").containsPattern("(?m)^```[a-z]+$");
+      assertThat(text).as(module + "'s README links the docs").contains("](../docs/");
+    }
+  }
+
+  @Test
+  void moduleReadmeJavaSnippets_areCodeOfTheSamples_inOrder_withThatFilesImports()
+      throws Exception {
+    List<Path> sources = sampleSources();
+    for (String module : publishedModules()) {
+      Path readme = ROOT.resolve(module).resolve("README.md");
+      for (String block : javaBlocks(Files.readString(readme))) {
+        List<String> imports = block.lines().filter(l -> l.startsWith("import ")).toList();
+        String code =
+            String.join("\n", block.lines().filter(l -> !l.startsWith("import ")).toList());
+        boolean found = false;
+        for (Path source : sources) {
+          String text = Files.readString(source);
+          if (inOrder(code, text) && imports.stream().allMatch(text::contains)) {
+            found = true;
+            break;
+          }
+        }
+        assertThat(found)
+            .as(
+                module
+                    + "'s README snippet is code of one samples file, with its imports:\n"
+                    + block)
+            .isTrue();
+      }
+    }
   }
 }

@@ -28,7 +28,7 @@ import org.springframework.boot.SpringApplication;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * The bot as the adapter README's Spring example configures it (its {@code application.properties}
+ * The bot as docs/spring-boot.md's Spring example configures it (its {@code application.properties}
  * and {@link SecurityConfiguration}, word for word), on port 0, with the testkit's platform
  * simulator on the far side: it registers the webhook (a CRC check) and sends signed deliveries.
  */
@@ -151,8 +151,8 @@ final class SpringBotApplicationTest {
   }
 
   @Test
-  void adapterReadme_showsExactlyThisConfiguration() throws IOException {
-    String readme = Files.readString(Path.of("../../webhook-spring-adapter/README.md"));
+  void springBootDocs_showExactlyThisConfiguration() throws IOException {
+    String readme = Files.readString(Path.of("../../docs/spring-boot.md"));
     String security =
         Files.readString(
             Path.of("src/main/java/io/servicehooks/samples/springbot/SecurityConfiguration.java"));

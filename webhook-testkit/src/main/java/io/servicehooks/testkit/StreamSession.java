@@ -15,7 +15,7 @@ import java.util.concurrent.locks.LockSupport;
  * One open activity stream: a queue of frames (event lines, keep-alives, control frames) that the
  * connection's own server thread writes, one flushed chunk per frame.
  */
-final class StreamConnection {
+final class StreamSession {
 
   /** Thrown out of the server's handler so the JDK server drops the TCP connection mid-response. */
   static final class Dropped extends RuntimeException {
@@ -63,7 +63,7 @@ final class StreamConnection {
   private volatile boolean slow;
   private volatile Instant lastKeepAlive; // on the simulator's clock
 
-  StreamConnection(String endpointId, Instant connectedAt, int backfillMinutes, int buffer) {
+  StreamSession(String endpointId, Instant connectedAt, int backfillMinutes, int buffer) {
     this.endpointId = endpointId;
     this.connectedAt = connectedAt;
     this.backfillMinutes = backfillMinutes;
@@ -208,6 +208,6 @@ final class StreamConnection {
 
   @Override
   public String toString() {
-    return "StreamConnection[" + endpointId + (stalled ? ", stalled" : "") + "]";
+    return "StreamSession[" + endpointId + (stalled ? ", stalled" : "") + "]";
   }
 }

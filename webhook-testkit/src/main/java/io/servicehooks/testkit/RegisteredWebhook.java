@@ -6,7 +6,7 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 
 /** A registered webhook and its mutable check state. */
-final class Webhook {
+final class RegisteredWebhook {
 
   static final DateTimeFormatter TIMESTAMP =
       DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
@@ -19,7 +19,7 @@ final class Webhook {
   private volatile Instant nextCheckAt;
   private volatile String invalidReason; // why valid is false; null while valid
 
-  Webhook(String id, String url, Instant createdAt, Instant nextCheckAt) {
+  RegisteredWebhook(String id, String url, Instant createdAt, Instant nextCheckAt) {
     this.id = id;
     this.url = url;
     this.createdAt = createdAt;
@@ -87,6 +87,6 @@ final class Webhook {
 
   @Override
   public String toString() {
-    return "Webhook[id=" + id + ", url=" + url + ", valid=" + valid + "]";
+    return "RegisteredWebhook[id=" + id + ", url=" + url + ", valid=" + valid + "]";
   }
 }

@@ -6,21 +6,21 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** A transport-neutral HTTP answer of the simulated platform. */
-record ApiResponse(int status, Map<String, String> headers, byte[] body) {
+record SimResponse(int status, Map<String, String> headers, byte[] body) {
 
   static final String PROBLEM_BASE = "https://api.example.com/2/problems/";
 
-  static ApiResponse json(int status, JsonNode body) {
+  static SimResponse json(int status, JsonNode body) {
     return json(status, body, "application/json");
   }
 
-  static ApiResponse json(int status, JsonNode body, String contentType) {
+  static SimResponse json(int status, JsonNode body, String contentType) {
     Map<String, String> headers = new LinkedHashMap<>();
     headers.put("content-type", contentType);
-    return new ApiResponse(status, headers, Json.bytes(body));
+    return new SimResponse(status, headers, Json.bytes(body));
   }
 
-  static ApiResponse ok(JsonNode body) {
+  static SimResponse ok(JsonNode body) {
     return json(200, body);
   }
 
@@ -28,7 +28,7 @@ record ApiResponse(int status, Map<String, String> headers, byte[] body) {
    * The webhook API's failure shape: HTTP 400 with {@code errors[0].message = "<Reason>:
    * <details>"} beside the problem fields.
    */
-  static ApiResponse invalidRequest(String reason, String details) {
+  static SimResponse invalidRequest(String reason, String details) {
     ObjectNode body = Json.object();
     body.putArray("errors").addObject().put("message", reason + ": " + details);
     body.put("title", "Invalid Request");
@@ -38,7 +38,7 @@ record ApiResponse(int status, Map<String, String> headers, byte[] body) {
   }
 
   /** The plain problem shape {@code {"title","detail","type"}} used for all other errors. */
-  static ApiResponse problem(int status, String title, String detail, String type) {
+  static SimResponse problem(int status, String title, String detail, String type) {
     ObjectNode body = Json.object();
     body.put("title", title);
     body.put("detail", detail);
@@ -48,7 +48,7 @@ record ApiResponse(int status, Map<String, String> headers, byte[] body) {
   }
 
   /** The older {@code {"errors":[{"code","label"?,"message"}]}} shape of the token endpoints. */
-  static ApiResponse codedError(int status, int code, String label, String message) {
+  static SimResponse codedError(int status, int code, String label, String message) {
     ObjectNode body = Json.object();
     ObjectNode error = body.putArray("errors").addObject();
     error.put("code", code);
@@ -59,15 +59,15 @@ record ApiResponse(int status, Map<String, String> headers, byte[] body) {
     return json(status, body);
   }
 
-  ApiResponse withHeaders(Map<String, String> extra) {
+  SimResponse withHeaders(Map<String, String> extra) {
     Map<String, String> merged = new LinkedHashMap<>(headers);
     merged.putAll(extra);
-    return new ApiResponse(status, merged, body);
+    return new SimResponse(status, merged, body);
   }
 
   @Override
   public String toString() {
     // Bodies of token answers carry access tokens; print only the status.
-    return "ApiResponse[" + status + "]";
+    return "SimResponse[" + status + "]";
   }
 }

@@ -11,7 +11,7 @@ import org.slf4j.LoggerFactory;
  * attempt, one INFO when it ends; never a WARN per attempt. Not thread-safe: the stream calls it
  * holding its lock.
  */
-final class Outage {
+final class StreamOutage {
 
   private static final Logger log = LoggerFactory.getLogger(ActivityStream.class);
 

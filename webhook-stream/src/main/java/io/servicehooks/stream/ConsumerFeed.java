@@ -15,7 +15,7 @@ import java.util.function.LongPredicate;
  * order and hands each to {@link WebhookConsumer#handleFromOwnConnection}, with at most the
  * capacity in the consumer at once; when the queue is full the reader waits (back-pressure).
  */
-final class HandOff {
+final class ConsumerFeed {
 
   /** A line read, with when and on which connection. */
   record Line(byte[] bytes, long arrivedNanos, long connection) {}
@@ -40,11 +40,7 @@ final class HandOff {
    * @param covered whether the lines of a connection will come again with a backfill (they are then
    *     skipped)
    */
-  HandOff(WebhookConsumer consumer, int capacity, LongPredicate covered, Answered answered) {
-    this(consumer, capacity, covered, answered, StreamObservations.NONE);
-  }
-
-  HandOff(
+  ConsumerFeed(
       WebhookConsumer consumer,
       int capacity,
       LongPredicate covered,
