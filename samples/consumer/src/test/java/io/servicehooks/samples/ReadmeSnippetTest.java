@@ -246,7 +246,10 @@ final class ReadmeSnippetTest {
     try (var files = Files.walk(ROOT.resolve("samples"))) {
       return files
           .filter(p -> p.toString().endsWith(".java"))
-          .filter(p -> p.toString().contains("/src/main/java/"))
+          .filter(
+              p ->
+                  p.toString().contains("/src/main/java/")
+                      || p.toString().contains("/src/test/java/"))
           .toList();
     }
   }
