@@ -5,7 +5,6 @@ import static io.servicehooks.samples.ConsumerVariables.*;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.servicehooks.catchup.CatchUp;
 import io.servicehooks.catchup.HeartbeatStore;
-import io.servicehooks.registration.WebhookClient;
 import java.net.URI;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
@@ -54,13 +53,9 @@ final class CatchUpWiring {
 
   /** The parsed settings; {@link #toString()} leaves every secret out. */
   record Config(
-      URI baseUrl,
-      String apiKey,
-      String apiSecret,
-      String bearerToken,
+      PlatformAccess platform,
       String webhookUrl,
       String webhookId,
-      boolean allowInsecureUrl,
       StoreKind store,
       String redisUrl,
       String redisPrefix,
@@ -70,10 +65,8 @@ final class CatchUpWiring {
       Duration gapThreshold) {
     @Override
     public String toString() {
-      return "CatchUpWiring.Config[baseUrl="
-          + baseUrl
-          + ", auth="
-          + (bearerToken != null ? "bearer token" : "client credentials")
+      return "CatchUpWiring.Config["
+          + platform
           + ", webhook="
           + (webhookId != null ? webhookId : webhookUrl)
           + ", store="
@@ -94,27 +87,7 @@ final class CatchUpWiring {
       throw new ConsumerMain.ConfigException(
           "CATCH_UP must be 'true' or 'false', was '" + enabled + "'");
     }
-    String base = SERVICE_API_BASE_URL.value(env);
-    if (base == null) {
-      throw new ConsumerMain.ConfigException(
-          "CATCH_UP=true needs SERVICE_API_BASE_URL (the platform's API address)");
-    }
-    URI baseUrl;
-    try {
-      baseUrl = URI.create(base);
-      WebhookClient.builder().baseUrl(baseUrl); // the client's own check
-    } catch (IllegalArgumentException e) {
-      throw new ConsumerMain.ConfigException(
-          "SERVICE_API_BASE_URL must be an absolute http(s) URL without user information");
-    }
-    String key = SERVICE_API_KEY.value(env);
-    String secret = SERVICE_API_SECRET.value(env);
-    String token = SERVICE_BEARER_TOKEN.value(env);
-    if (token == null && (key == null || secret == null)) {
-      throw new ConsumerMain.ConfigException(
-          "CATCH_UP=true needs SERVICE_API_KEY and SERVICE_API_SECRET, or SERVICE_BEARER_TOKEN,"
-              + " in the environment");
-    }
+    PlatformAccess platform = PlatformAccess.parse(env, "CATCH_UP=true");
     String webhookUrl = WEBHOOK_URL.value(env);
     String webhookId = CATCH_UP_WEBHOOK_ID.value(env);
     if ((webhookUrl == null) == (webhookId == null)) {
@@ -125,11 +98,6 @@ final class CatchUpWiring {
     if (webhookId != null && !webhookId.matches("[0-9]{1,40}")) {
       throw new ConsumerMain.ConfigException(
           "CATCH_UP_WEBHOOK_ID must be digits, was '" + webhookId + "'");
-    }
-    String insecure = ALLOW_INSECURE_URL.rawOr(env, "false").strip();
-    if (!insecure.equals("true") && !insecure.equals("false")) {
-      throw new ConsumerMain.ConfigException(
-          "ALLOW_INSECURE_URL must be 'true' or 'false', was '" + insecure + "'");
     }
     String redisUrl = REDIS_URL.value(env);
     String databaseUrl = DATABASE_URL.value(env);
@@ -155,13 +123,9 @@ final class CatchUpWiring {
               + ")");
     }
     return new Config(
-        baseUrl,
-        key,
-        secret,
-        token,
+        platform,
         webhookUrl,
         webhookId,
-        insecure.equals("true"),
         kind,
         redisUrl,
         (prefix != null ? prefix : DEFAULT_REDIS_PREFIX) + ":catchup:",
@@ -200,20 +164,9 @@ final class CatchUpWiring {
 
   /** The catch-up of {@code config}, counting in {@code registry}. */
   static CatchUp build(Config config, MeterRegistry registry) {
-    WebhookClient.Builder client =
-        WebhookClient.builder()
-            .baseUrl(config.baseUrl())
-            .allowInsecureUrls(config.allowInsecureUrl())
-            .connectTimeout(Duration.ofSeconds(3))
-            .requestTimeout(Duration.ofSeconds(8));
-    if (config.bearerToken() != null) {
-      client.bearerToken(config.bearerToken());
-    } else {
-      client.apiCredentials(config.apiKey(), config.apiSecret());
-    }
     CatchUp.Builder builder =
         CatchUp.builder()
-            .client(client.build())
+            .client(config.platform().client())
             .store(store(config))
             .heartbeatInterval(config.heartbeatInterval())
             .gapThreshold(config.gapThreshold())

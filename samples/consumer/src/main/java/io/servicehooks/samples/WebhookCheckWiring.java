@@ -6,9 +6,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.servicehooks.core.WebhookConsumer;
 import io.servicehooks.registration.WebhookClient;
 import io.servicehooks.registration.WebhookWatch;
-import java.net.URI;
 import java.time.Duration;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -20,24 +18,12 @@ import java.util.Map;
  */
 final class WebhookCheckWiring {
 
-  /**
-   * The parsed settings; {@link #toString()} leaves every secret out.
-   *
-   * @param bearerToken the app-only token, or null when the key and secret fetch one
-   */
-  record Config(
-      URI baseUrl,
-      String apiKey,
-      String apiSecret,
-      String bearerToken,
-      String webhookUrl,
-      boolean allowInsecureUrl,
-      Duration interval,
-      Duration silence) {
+  /** The parsed settings; {@link #toString()} leaves every secret out. */
+  record Config(PlatformAccess platform, String webhookUrl, Duration interval, Duration silence) {
     @Override
     public String toString() {
-      return "WebhookCheckWiring.Config[baseUrl="
-          + baseUrl
+      return "WebhookCheckWiring.Config["
+          + platform
           + ", webhook="
           + webhookUrl
           + ", every "
@@ -62,35 +48,9 @@ final class WebhookCheckWiring {
       }
       return null;
     }
-    String base = SERVICE_API_BASE_URL.value(env);
-    if (base == null) {
-      throw new ConsumerMain.ConfigException(
-          "WEBHOOK_URL needs SERVICE_API_BASE_URL (the platform's API address) to register and"
-              + " check the webhook");
-    }
-    URI baseUrl;
+    PlatformAccess platform = PlatformAccess.parse(env, "WEBHOOK_URL");
     try {
-      baseUrl = URI.create(base);
-      WebhookClient.builder().baseUrl(baseUrl); // the client's own check
-    } catch (IllegalArgumentException e) {
-      throw new ConsumerMain.ConfigException(
-          "SERVICE_API_BASE_URL must be an absolute http(s) URL without user information");
-    }
-    String key = SERVICE_API_KEY.value(env);
-    String secret = SERVICE_API_SECRET.value(env);
-    String token = SERVICE_BEARER_TOKEN.value(env);
-    if (token == null && (key == null || secret == null)) {
-      throw new ConsumerMain.ConfigException(
-          "WEBHOOK_URL needs SERVICE_API_KEY and SERVICE_API_SECRET, or SERVICE_BEARER_TOKEN, in"
-              + " the environment to register and check the webhook");
-    }
-    String insecure = ALLOW_INSECURE_URL.rawOr(env, "false").strip().toLowerCase(Locale.ROOT);
-    if (!insecure.equals("true") && !insecure.equals("false")) {
-      throw new ConsumerMain.ConfigException(
-          "ALLOW_INSECURE_URL must be 'true' or 'false', was '" + insecure + "'");
-    }
-    try {
-      WebhookClient.checkWebhookUrl(webhookUrl, insecure.equals("true"));
+      WebhookClient.checkWebhookUrl(webhookUrl, platform.allowInsecureUrl());
     } catch (IllegalArgumentException e) {
       throw new ConsumerMain.ConfigException("WEBHOOK_URL: " + e.getMessage());
     }
@@ -101,25 +61,13 @@ final class WebhookCheckWiring {
     Duration silence =
         CatchUpWiring.millis(
             env, WEBHOOK_CHECK_SILENCE_MS, WebhookWatch.DEFAULT_SILENCE, 1000, day);
-    return new Config(
-        baseUrl, key, secret, token, webhookUrl, insecure.equals("true"), interval, silence);
+    return new Config(platform, webhookUrl, interval, silence);
   }
 
   /** Starts the watch of {@code config} over {@code consumer}, counting in {@code registry}. */
   static WebhookWatch start(Config config, WebhookConsumer consumer, MeterRegistry registry) {
-    WebhookClient.Builder client =
-        WebhookClient.builder()
-            .baseUrl(config.baseUrl())
-            .allowInsecureUrls(config.allowInsecureUrl())
-            .connectTimeout(Duration.ofSeconds(3))
-            .requestTimeout(Duration.ofSeconds(8));
-    if (config.bearerToken() != null) {
-      client.bearerToken(config.bearerToken());
-    } else {
-      client.apiCredentials(config.apiKey(), config.apiSecret());
-    }
     return WebhookWatch.builder()
-        .client(client.build())
+        .client(config.platform().client())
         .webhookUrl(config.webhookUrl())
         .checkInterval(config.interval())
         .silence(config.silence())
