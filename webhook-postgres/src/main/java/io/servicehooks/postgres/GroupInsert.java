@@ -19,9 +19,10 @@ import java.util.Set;
  * each of its events.
  *
  * <p>Before the insert it reserves room with this instance's workers (never waiting); that many of
- * the group's rows are inserted already leased to this instance and handed to the workers from
- * memory after the commit. The rest are inserted pending, for the pollers of every instance. Room
- * reserved for a row that turned out a duplicate, or for a failed statement, is given back.
+ * the group's rows are inserted already leased to this instance. The rest are inserted pending, for
+ * the pollers of every instance. After the transaction it tells the workers, once, what became of
+ * the reservation ({@link Workers#inserted} with the rows inserted leased, or {@link
+ * Workers#notInserted}); what that means for their room is theirs to count.
  */
 final class GroupInsert {
 
@@ -108,23 +109,20 @@ final class GroupInsert {
       }
     } catch (SQLException | RuntimeException | Error e) {
       // Leased rows of a statement that committed after all are due again when the lease ends.
-      workers.release(room);
+      workers.notInserted(room);
       inserted.clear();
       throw e;
     }
-    // Duplicates were not inserted: their room goes back.
-    workers.release(room - hotIds.size());
-    if (!hotIds.isEmpty()) {
-      List<Workers.Claimed> hot = new ArrayList<>(hotIds.size());
-      for (int i = 0; i < room; i++) {
-        StoredEvent e = rows.get(i);
-        Long id = hotIds.get(e.dedupKey());
-        if (id != null) {
-          hot.add(new Workers.Claimed(id, 1, e, true, leasedAt));
-        }
+    List<Workers.Claimed> hot = new ArrayList<>(hotIds.size());
+    for (int i = 0; i < room; i++) {
+      StoredEvent e = rows.get(i);
+      Long id = hotIds.get(e.dedupKey());
+      if (id != null) {
+        hot.add(new Workers.Claimed(id, 1, e, true, leasedAt));
       }
-      workers.handOff(hot);
     }
+    // Duplicates were not inserted; pending rows are for the poller, which looks now.
+    workers.inserted(room, hot, inserted.size() > hotIds.size());
     for (GroupCommitWriter.Pending p : group) {
       List<InboxOutcome> outcomes = new ArrayList<>(p.events().size());
       for (StoredEvent e : p.events()) {
@@ -132,9 +130,6 @@ final class GroupInsert {
         outcomes.add(mine ? InboxOutcome.STORED : InboxOutcome.DUPLICATE);
       }
       p.done().complete(outcomes);
-    }
-    if (inserted.size() > hotIds.size()) {
-      workers.wake(); // pending rows: the poller looks now
     }
   }
 

@@ -58,7 +58,7 @@ import org.slf4j.LoggerFactory;
  * bounded by the DataSource's own settings (set the pool's connection time-out below 5 s).
  */
 // The facade and its public Builder, whose documented settings and defaults are the API; the
-// work is done by GroupCommitWriter and GroupInsert (the store step), Workers, Poller, DueRows and
+// work is done by GroupCommitWriter and GroupInsert (the store step), Workers, DueRows and
 // RowProcessing (the process step), DoneMarker, OwnerLock and Orphans (crash recovery), and
 // Maintenance.
 public final class PostgresInbox implements EventInbox {
