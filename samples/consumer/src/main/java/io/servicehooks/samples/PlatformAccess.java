@@ -41,6 +41,12 @@ record PlatformAccess(
     String key = SERVICE_API_KEY.value(env);
     String secret = SERVICE_API_SECRET.value(env);
     String token = SERVICE_BEARER_TOKEN.value(env);
+    if ((key == null) != (secret == null) && token == null) {
+      throw new ConsumerMain.ConfigException(
+          (key == null ? SERVICE_API_KEY : SERVICE_API_SECRET).name()
+              + " is not set (set both SERVICE_API_KEY and SERVICE_API_SECRET, or"
+              + " SERVICE_BEARER_TOKEN)");
+    }
     if (token == null && (key == null || secret == null)) {
       throw new ConsumerMain.ConfigException(
           neededBy

@@ -92,34 +92,7 @@ final class StreamWiring {
       return null;
     }
     String mode = "DELIVERY=" + delivery.name().toLowerCase(Locale.ROOT);
-    String base = SERVICE_API_BASE_URL.value(env);
-    if (base == null) {
-      throw new ConsumerMain.ConfigException(
-          mode + " needs SERVICE_API_BASE_URL (the platform's API address)");
-    }
-    URI baseUrl;
-    try {
-      baseUrl = URI.create(base);
-      WebhookClient.builder().baseUrl(baseUrl); // the client's own check
-    } catch (IllegalArgumentException e) {
-      throw new ConsumerMain.ConfigException(
-          "SERVICE_API_BASE_URL must be an absolute http(s) URL without user information");
-    }
-    String key = SERVICE_API_KEY.value(env);
-    String secret = SERVICE_API_SECRET.value(env);
-    String token = SERVICE_BEARER_TOKEN.value(env);
-    if ((key == null) != (secret == null) && token == null) {
-      throw new ConsumerMain.ConfigException(
-          (key == null ? SERVICE_API_KEY : SERVICE_API_SECRET).name()
-              + " is not set (set both SERVICE_API_KEY and SERVICE_API_SECRET, or"
-              + " SERVICE_BEARER_TOKEN)");
-    }
-    if (key == null && token == null) {
-      throw new ConsumerMain.ConfigException(
-          mode
-              + " needs SERVICE_API_KEY and SERVICE_API_SECRET, or SERVICE_BEARER_TOKEN, in the"
-              + " environment");
-    }
+    PlatformAccess platform = PlatformAccess.parse(env, mode);
     int backfill = ActivityStream.MAX_BACKFILL_MINUTES;
     String minutes = STREAM_BACKFILL_MINUTES.value(env);
     if (minutes != null) {
@@ -139,18 +112,21 @@ final class StreamWiring {
             "STREAM_BACKFILL_MINUTES must be a number from 1 to 5, was '" + minutes + "'");
       }
     }
-    String insecure = ALLOW_INSECURE_URL.rawOr(env, "false").strip();
-    if (!insecure.equals("true") && !insecure.equals("false")) {
-      throw new ConsumerMain.ConfigException(
-          "ALLOW_INSECURE_URL must be 'true' or 'false', was '" + insecure + "'");
-    }
-    boolean allowInsecure = insecure.equals("true");
+    Config config =
+        new Config(
+            delivery,
+            platform.baseUrl(),
+            platform.apiKey(),
+            platform.apiSecret(),
+            platform.bearerToken(),
+            backfill,
+            platform.allowInsecureUrl());
     try {
-      client(new Config(delivery, baseUrl, key, secret, token, backfill, allowInsecure));
+      client(config);
     } catch (IllegalStateException e) {
       throw new ConsumerMain.ConfigException("SERVICE_API_BASE_URL: " + e.getMessage());
     }
-    return new Config(delivery, baseUrl, key, secret, token, backfill, allowInsecure);
+    return config;
   }
 
   /** The client the stream connects with; key and secret win over a token, as in the CLI. */
