@@ -30,12 +30,15 @@ public enum Acknowledgement {
   ASYNCHRONOUS,
   /**
    * Answer 200 only once every event of the delivery is committed to a durable {@link EventInbox}
-   * (given with {@link WebhookConsumer.Builder#inbox}); the inbox's workers run the listeners
-   * later, retrying failures, and keep what keeps failing as a dead letter. Storing is the dedup: a
-   * copy of a stored event is answered 200 {@code duplicate}, and the {@link Deduplicator} is not
-   * used. An inbox that cannot store in time is answered 503 {@code inbox_unavailable} with {@code
-   * Retry-After}: nothing is acknowledged that is not stored. Listeners run at least once: one
-   * running when its process dies runs again elsewhere.
+   * (given with {@link WebhookConsumer.Builder#inbox}); the inbox then runs the listeners through
+   * its {@link InboxProcessor}, retrying failures, and keeps what keeps failing as a dead letter. A
+   * copy of a stored event is answered 200 {@code duplicate}: an inbox that {@linkplain
+   * EventInbox#deduplicates() deduplicates} says so itself and the {@link Deduplicator} is not
+   * used; for one that does not, each event is claimed in the {@link Deduplicator} before it is
+   * stored and marked done once the inbox has it (a copy arriving meanwhile is answered 503 {@code
+   * in_flight}). An inbox that cannot store in time is answered 503 {@code inbox_unavailable} with
+   * {@code Retry-After} (the claims released): nothing is acknowledged that is not stored.
+   * Listeners run at least once: one running when its process dies runs again elsewhere.
    */
   DURABLE
 }

@@ -20,7 +20,8 @@ import java.util.concurrent.Executor;
  *   <li>answer a body that could not be read (a broken chunk, a reset) with {@link
  *       #unreadableBody()} when the connection can still carry an answer;
  *   <li>call {@link #handle(WebhookRequest, Executor)} from a thread that must not block (an IO
- *       thread) only with an executor for the listeners, unless {@link #listenersNonBlocking()};
+ *       thread) only with its executor for blocking work (a worker pool); the consumer decides what
+ *       runs there;
  *   <li>copy the {@link WebhookResponse}'s status, headers and body back unchanged.
  * </ol>
  */
@@ -35,16 +36,17 @@ public final class AdapterSupport {
   /**
    * Answers one request from a thread that must not block, such as a server's IO thread: CRC
    * checks, refusals, duplicates and events nobody listens to are answered right here; only when
-   * listeners have to run (or a {@link Deduplicator} that {@linkplain Deduplicator#mayBlock() may
-   * block} has to be asked) does the work move to {@code listenerExecutor}, and the future
-   * completes there. A rejected hand-off answers 503 and releases the claims. The future never
-   * completes exceptionally.
+   * listeners that may block have to run (or a {@link Deduplicator} or {@link EventInbox} that
+   * {@linkplain Deduplicator#mayBlock() may block} has to be asked) does the work move to {@code
+   * workers}, and the future completes there. Listeners declared {@linkplain
+   * #listenersNonBlocking() non-blocking} run on the calling thread. A rejected hand-off answers
+   * 503 and releases the claims. The future never completes exceptionally.
    *
-   * @param listenerExecutor where listeners run; {@code null} means the calling thread
+   * @param workers the adapter's executor for blocking work, the same one for every request; {@code
+   *     null} when the calling thread may block, which then runs everything
    */
-  public CompletableFuture<WebhookResponse> handle(
-      WebhookRequest request, Executor listenerExecutor) {
-    return consumer.handle(request, listenerExecutor);
+  public CompletableFuture<WebhookResponse> handle(WebhookRequest request, Executor workers) {
+    return consumer.handle(request, workers);
   }
 
   /** The body size limit in bytes; an adapter must not buffer past it. */
@@ -70,7 +72,8 @@ public final class AdapterSupport {
 
   /**
    * Whether the listeners were declared non-blocking, so that {@link #handle(WebhookRequest,
-   * Executor)} may run them on a network IO thread instead of handing off to a worker.
+   * Executor)} runs them on the calling thread (a network IO thread) instead of handing off to a
+   * worker. For information: adapters pass their worker executor either way.
    */
   public boolean listenersNonBlocking() {
     return consumer.listenersNonBlocking();

@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -34,6 +33,7 @@ final class AsynchronousAcknowledgement implements AcknowledgementMode {
   private final AtomicBoolean closed;
   private final Duration drainTimeout;
   private final ThreadPoolExecutor queue;
+  private final ListenerThreads threads;
 
   AsynchronousAcknowledgement(
       DedupGate gate,
@@ -41,12 +41,14 @@ final class AsynchronousAcknowledgement implements AcknowledgementMode {
       Metrics metrics,
       Answers answers,
       AtomicBoolean closed,
+      ListenerThreads threads,
       ConsumerSettings settings) {
     this.gate = gate;
     this.dispatcher = dispatcher;
     this.metrics = metrics;
     this.answers = answers;
     this.closed = closed;
+    this.threads = threads;
     this.drainTimeout = settings.drainTimeout;
     this.queue =
         new ThreadPoolExecutor(
@@ -60,15 +62,16 @@ final class AsynchronousAcknowledgement implements AcknowledgementMode {
 
   @Override
   public CompletableFuture<WebhookResponse> acknowledge(
-      List<WebhookEvent> events, long start, Executor ignored, Executor resumeOn) {
+      List<WebhookEvent> events, long start, ListenerThreads.Caller caller) {
     CompletableFuture<List<DedupGate.Claim>> claimed = gate.claimAll(events);
     if (claimed.isDone()) {
       return CompletableFuture.completedFuture(enqueue(events, claimed.join(), start));
     }
     // Queueing never blocks: whichever thread brought the store's answer may do it.
-    return claimed
-        .thenApply(claims -> enqueue(events, claims, start))
-        .exceptionally(failure -> answers.internalError(failure, start));
+    return threads.resumeNonBlocking(
+        claimed,
+        claims -> CompletableFuture.completedFuture(enqueue(events, claims, start)),
+        start);
   }
 
   private WebhookResponse enqueue(

@@ -5,9 +5,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Assembles a consumer's steps from its settings, in the order they depend on each other: the dedup
- * gate and its store, the meters (no dedup meters in durable mode), the acknowledgement mode
- * (starting the inbox in durable mode), then the CRC responder and the delivery path. Read once, by
- * the consumer's constructor.
+ * gate and its store, the meters (no dedup meters when a durable inbox is the dedup), the {@link
+ * ListenerThreads} (the one thread policy), the acknowledgement mode (starting the inbox in durable
+ * mode), then the CRC responder and the delivery path. Read once, by the consumer's constructor.
  */
 final class ConsumerWiring {
 
@@ -35,18 +35,21 @@ final class ConsumerWiring {
             s.failOpen,
             s.dedupScheduler,
             s.leaseTicker);
-    boolean storeMayBlock = s.inbox != null ? s.inbox.mayBlock() : store.mayBlock();
-    // In durable mode the inbox table is the dedup: the gate's and the store's meters could never
-    // move, so they are not registered (a dashboard would show flat zeros as if dedup worked).
-    boolean dedupMeters = s.acknowledgement != Acknowledgement.DURABLE;
+    // In durable mode an inbox that deduplicates is the dedup: the gate's and the store's meters
+    // could never move, so they are not registered (a dashboard would show flat zeros as if dedup
+    // worked). One that does not is fed through the gate like the other modes.
+    boolean inboxDedups = s.acknowledgement == Acknowledgement.DURABLE && s.inbox.deduplicates();
+    boolean dedupMeters = !inboxDedups;
+    boolean inboxMayBlock = s.inbox != null && s.inbox.mayBlock();
+    boolean storeMayBlock = inboxDedups ? inboxMayBlock : store.mayBlock() || inboxMayBlock;
     // Described once: toString() stays the same while the consumer runs (the in-memory store's own
     // toString() shows its size).
+    String deduplicator =
+        store instanceof InMemoryDeduplicator ? "InMemoryDeduplicator" : String.valueOf(store);
     this.dedupStore =
-        !dedupMeters
+        inboxDedups
             ? "inbox " + s.inbox
-            : store instanceof InMemoryDeduplicator
-                ? "InMemoryDeduplicator"
-                : String.valueOf(store);
+            : s.inbox != null ? "inbox " + s.inbox + " claimed in " + deduplicator : deduplicator;
     Metrics metrics = s.metricsBinder.metrics(dedupMeters ? gate : null);
     gate.metrics(metrics);
     if (dedupMeters && store instanceof MeteredStore metered) {
@@ -55,7 +58,13 @@ final class ConsumerWiring {
     this.crc = new CrcResponder(verifier.current(), metrics, refusals, s.wallClock);
     s.metricsBinder.crcLastAnswered(crc::lastAnsweredEpochSeconds);
     Answers answers = new Answers(metrics);
-    HandOff handOff = new HandOff(gate, answers, s.queueingDeadline, s.nanoTime);
+    ListenerThreads threads =
+        new ListenerThreads(
+            s.listenersNonBlocking,
+            storeMayBlock,
+            inboxMayBlock,
+            new HandOff(gate, answers, s.queueingDeadline, s.nanoTime),
+            answers);
     // MicrometerObservations is loaded only when a registry was given.
     Observations observations =
         s.observationRegistry == null
@@ -64,15 +73,22 @@ final class ConsumerWiring {
     Dispatcher dispatcher = new Dispatcher(s.router(names), s.errorHandler, metrics, observations);
     this.acknowledgementMode =
         acknowledgementMode(
-            s, gate, dispatcher, metrics, answers, handOff, mapper, closed, observations);
+            s,
+            inboxDedups ? null : gate,
+            dispatcher,
+            metrics,
+            answers,
+            threads,
+            mapper,
+            closed,
+            observations);
     this.delivery =
         new DeliveryPath(
             closed,
             s.maxBodyBytes,
             verifier,
             parser,
-            storeMayBlock,
-            handOff,
+            threads,
             acknowledgementMode,
             answers,
             metrics,
@@ -81,14 +97,17 @@ final class ConsumerWiring {
             observations);
   }
 
-  /** The mode the settings chose; a durable one has its inbox started on it. */
+  /**
+   * The mode the settings chose; a durable one has its inbox started on it. {@code gate} is null in
+   * durable mode when the inbox is the dedup.
+   */
   private static AcknowledgementMode acknowledgementMode(
       ConsumerSettings s,
       DedupGate gate,
       Dispatcher dispatcher,
       Metrics metrics,
       Answers answers,
-      HandOff handOff,
+      ListenerThreads threads,
       ObjectMapper mapper,
       AtomicBoolean closed,
       Observations observations) {
@@ -96,14 +115,22 @@ final class ConsumerWiring {
       case DURABLE:
         DurableAcknowledgement durable =
             new DurableAcknowledgement(
-                s.inbox, dispatcher, metrics, answers, mapper, s.inboxTimeout, observations);
+                s.inbox,
+                gate,
+                threads,
+                dispatcher,
+                metrics,
+                answers,
+                mapper,
+                s.inboxTimeout,
+                observations);
         s.inbox.start(durable.processor());
         return durable;
       case ASYNCHRONOUS:
-        return new AsynchronousAcknowledgement(gate, dispatcher, metrics, answers, closed, s);
+        return new AsynchronousAcknowledgement(
+            gate, dispatcher, metrics, answers, closed, threads, s);
       default:
-        return new SynchronousAcknowledgement(
-            gate, dispatcher, metrics, answers, handOff, s.listenersNonBlocking);
+        return new SynchronousAcknowledgement(gate, dispatcher, metrics, answers, threads);
     }
   }
 

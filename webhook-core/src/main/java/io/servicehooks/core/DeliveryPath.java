@@ -11,7 +11,7 @@ import org.slf4j.LoggerFactory;
  * One delivery's way through the consumer, from its bytes to its answer: the size limit, the
  * signature (skipped for a connection this application opened itself), the payload, then the
  * acknowledgement mode, and the observers told the answer. Listeners run inside the mode, through
- * the {@link Dispatcher}.
+ * the {@link Dispatcher}, on the thread {@link ListenerThreads} chooses.
  */
 final class DeliveryPath {
 
@@ -23,8 +23,7 @@ final class DeliveryPath {
   private final int maxBodyBytes;
   private final SignatureVerifier verifier;
   private final PayloadParser parser;
-  private final boolean storeMayBlock;
-  private final HandOff handOff;
+  private final ListenerThreads threads;
   private final AcknowledgementMode acknowledgementMode;
   private final Answers answers;
   private final Metrics metrics;
@@ -37,8 +36,7 @@ final class DeliveryPath {
       int maxBodyBytes,
       SignatureVerifier verifier,
       PayloadParser parser,
-      boolean storeMayBlock,
-      HandOff handOff,
+      ListenerThreads threads,
       AcknowledgementMode acknowledgementMode,
       Answers answers,
       Metrics metrics,
@@ -49,8 +47,7 @@ final class DeliveryPath {
     this.maxBodyBytes = maxBodyBytes;
     this.verifier = verifier;
     this.parser = parser;
-    this.storeMayBlock = storeMayBlock;
-    this.handOff = handOff;
+    this.threads = threads;
     this.acknowledgementMode = acknowledgementMode;
     this.answers = answers;
     this.metrics = metrics;
@@ -59,8 +56,12 @@ final class DeliveryPath {
     this.observations = observations;
   }
 
-  /** A POST: size, signature, payload, then the acknowledgement mode claims, runs and answers. */
-  CompletableFuture<WebhookResponse> post(byte[] body, String signature, Executor executor) {
+  /**
+   * A POST: size, signature, payload, then the acknowledgement mode claims, runs and answers.
+   *
+   * @param workers the adapter's executor for blocking work; null when the calling thread may block
+   */
+  CompletableFuture<WebhookResponse> post(byte[] body, String signature, Executor workers) {
     long start = System.nanoTime();
     CompletableFuture<WebhookResponse> notTaken = notTaken(body, start);
     if (notTaken != null) {
@@ -73,7 +74,7 @@ final class DeliveryPath {
       observed.answered(refused);
       return CompletableFuture.completedFuture(refused);
     }
-    return verified(body, start, executor, observed);
+    return verified(body, start, workers, observed);
   }
 
   /** A delivery from a connection this application opened itself: no signature to check. */
@@ -99,7 +100,7 @@ final class DeliveryPath {
 
   /** A delivery whose origin is established: payload, then the acknowledgement mode. */
   private CompletableFuture<WebhookResponse> verified(
-      byte[] body, long start, Executor executor, Observations.Delivery observed) {
+      byte[] body, long start, Executor workers, Observations.Delivery observed) {
     List<WebhookEvent> events;
     try {
       events = parser.parse(body);
@@ -117,24 +118,9 @@ final class DeliveryPath {
         event.observationParent = parent;
       }
     }
-    CompletableFuture<WebhookResponse> answer;
-    if (executor != null && storeMayBlock) {
-      // The store may do I/O: ask it from the executor, not from this thread, in either mode.
-      // Listeners then run on that worker too; a store that answers later resumes on the executor
-      // instead of holding the worker while it waits.
-      answer =
-          handOff.run(
-              executor,
-              start,
-              () -> acknowledgementMode.acknowledge(events, start, null, executor),
-              List.of());
-    } else {
-      try {
-        answer = acknowledgementMode.acknowledge(events, start, executor, executor);
-      } catch (RuntimeException storeFailure) {
-        answer = CompletableFuture.completedFuture(answers.internalError(storeFailure, start));
-      }
-    }
+    // ListenerThreads decides where the store is asked and the listeners run.
+    CompletableFuture<WebhookResponse> answer =
+        threads.acknowledge(acknowledgementMode, events, start, workers);
     if (observed != Observations.Delivery.NONE) {
       answer =
           answer.thenApply(

@@ -5,8 +5,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -14,9 +14,12 @@ import org.slf4j.LoggerFactory;
 /**
  * Answers a delivery once its events are committed to the {@link EventInbox}: 200 when every event
  * is stored or was stored before, 503 {@code inbox_unavailable} with {@code Retry-After} when the
- * inbox failed or did not answer within the time-out. The insert is the dedup, so the {@link
- * DedupGate} is never asked. Listeners run later, on the inbox's workers, through {@link
- * #processor()}.
+ * inbox failed or did not answer within the time-out. An inbox that {@linkplain
+ * EventInbox#deduplicates() deduplicates} is the dedup itself, and the {@link DedupGate} is never
+ * asked. For one that does not, each event is first claimed at the gate: only the owned ones are
+ * stored, their claims are marked done once the inbox has them and released when it failed; a copy
+ * already done is answered 200 {@code duplicate}, one being stored right now 503 {@code in_flight}.
+ * Listeners run later, on the inbox's threads, through {@link #processor()}.
  */
 final class DurableAcknowledgement implements AcknowledgementMode {
 
@@ -30,9 +33,17 @@ final class DurableAcknowledgement implements AcknowledgementMode {
   private final ObjectMapper mapper;
   private final long timeoutNanos;
   private final Observations observations;
+  private final DedupGate gate;
+  private final ListenerThreads threads;
 
+  /**
+   * @param gate where each event is claimed before it is stored, when the inbox does not
+   *     deduplicate; null when it does
+   */
   DurableAcknowledgement(
       EventInbox inbox,
+      DedupGate gate,
+      ListenerThreads threads,
       Dispatcher dispatcher,
       Metrics metrics,
       Answers answers,
@@ -40,6 +51,8 @@ final class DurableAcknowledgement implements AcknowledgementMode {
       Duration timeout,
       Observations observations) {
     this.inbox = inbox;
+    this.gate = gate;
+    this.threads = threads;
     this.dispatcher = dispatcher;
     this.metrics = metrics;
     this.answers = answers;
@@ -77,7 +90,108 @@ final class DurableAcknowledgement implements AcknowledgementMode {
 
   @Override
   public CompletableFuture<WebhookResponse> acknowledge(
-      List<WebhookEvent> events, long start, Executor ignored, Executor answerOnWriter) {
+      List<WebhookEvent> events, long start, ListenerThreads.Caller caller) {
+    if (gate == null) {
+      return storeAll(events, start);
+    }
+    CompletableFuture<List<DedupGate.Claim>> claimed = gate.claimAll(events);
+    if (claimed.isDone()) {
+      return storeOwned(events, claimed.join(), start);
+    }
+    return threads.resumeInbox(caller, claimed, claims -> storeOwned(events, claims, start), start);
+  }
+
+  /** The inbox deduplicates: every event is stored, and the inbox says which were copies. */
+  private CompletableFuture<WebhookResponse> storeAll(List<WebhookEvent> events, long start) {
+    return store(events)
+        .handle(
+            (outcomes, failure) -> {
+              if (failure != null) {
+                return unavailable(failure, start);
+              }
+              Answers.Tally tally = new Answers.Tally();
+              count(events, outcomes, tally);
+              return answers.record(tally.answer(), start);
+            });
+  }
+
+  /**
+   * The inbox does not deduplicate: only the events this delivery owns at the gate are stored.
+   * Their claims are marked done once the inbox has them (the answer waits for the store's reply,
+   * bounded by the dedup time-out), or released when it failed, so the platform's retry stores
+   * them. A copy of an event another delivery is storing right now is answered 503 {@code
+   * in_flight}: whether that store works is not known yet.
+   */
+  private CompletableFuture<WebhookResponse> storeOwned(
+      List<WebhookEvent> events, List<DedupGate.Claim> claims, long start) {
+    Answers.Tally tally = new Answers.Tally();
+    List<WebhookEvent> owned = new ArrayList<>(events.size());
+    List<DedupGate.Claim> owners = new ArrayList<>(events.size());
+    boolean unavailable = false;
+    for (int i = 0; i < events.size(); i++) {
+      WebhookEvent event = events.get(i);
+      DedupGate.Claim claim = claims.get(i);
+      switch (claim.kind()) {
+        case OWNER:
+          owned.add(event);
+          owners.add(claim);
+          break;
+        case DONE:
+          metrics.event(event.type(), "duplicate");
+          tally.duplicates.incrementAndGet();
+          break;
+        case IN_FLIGHT:
+        case STILL_RUNNING:
+          metrics.event(event.type(), "in_flight");
+          tally.inFlight(event);
+          break;
+        case STORE_FAILED:
+          metrics.event(event.type(), "dedup_unavailable");
+          unavailable = true;
+          break;
+      }
+    }
+    if (unavailable) {
+      // Fail closed: nothing of this delivery is stored, and what it claimed is given back.
+      gate.releaseAll(owners);
+      return answers.done(Answers.dedupUnavailable(), start);
+    }
+    if (owned.isEmpty()) {
+      return answers.done(tally.answer(), start);
+    }
+    CompletableFuture<List<InboxOutcome>> stored;
+    try {
+      stored = store(owned);
+    } catch (RuntimeException | Error unexpected) {
+      gate.releaseAll(owners);
+      throw unexpected;
+    }
+    return stored
+        .thenCompose(
+            outcomes -> {
+              // Done only now that the inbox has every owned event; each copy that comes later is a
+              // duplicate.
+              count(owned, outcomes, tally);
+              CompletableFuture<?>[] ending = new CompletableFuture<?>[owners.size()];
+              for (int i = 0; i < ending.length; i++) {
+                ending[i] = gate.succeeded(owners.get(i));
+              }
+              return CompletableFuture.allOf(ending)
+                  .handle((ignored, failure) -> answers.record(tally.answer(), start));
+            })
+        .exceptionally(
+            failure -> {
+              gate.releaseAll(owners);
+              return unavailable(failure, start);
+            });
+  }
+
+  /**
+   * Hands {@code events} to the inbox. Completes with one outcome per event once the inbox has
+   * them, or exceptionally when it failed, threw, answered the wrong number of outcomes or did not
+   * answer within the time-out; the observation is stopped either way.
+   */
+  private CompletableFuture<List<InboxOutcome>> store(List<WebhookEvent> events) {
     // Started before the rows are made: a propagating tracing handler writes the traceparent the
     // rows keep when the observation starts.
     Observations.InboxStore observed =
@@ -93,7 +207,7 @@ final class DurableAcknowledgement implements AcknowledgementMode {
       stored = inbox.store(rows);
     } catch (RuntimeException failure) {
       observed.stopped(null, failure);
-      return CompletableFuture.completedFuture(unavailable(failure, start));
+      return CompletableFuture.failedFuture(failure);
     }
     return stored
         .toCompletableFuture()
@@ -104,37 +218,51 @@ final class DurableAcknowledgement implements AcknowledgementMode {
             (outcomes, failure) -> {
               observed.stopped(outcomes, failure);
               if (failure != null) {
-                return unavailable(failure, start);
+                throw failure instanceof CompletionException c
+                    ? c
+                    : new CompletionException(failure);
               }
               if (outcomes == null || outcomes.size() != events.size()) {
-                return answers.internalError(
-                    new IllegalStateException(
-                        "inbox answered "
-                            + (outcomes == null ? "nothing" : outcomes.size() + " outcomes")
-                            + " for "
-                            + events.size()
-                            + " events"),
-                    start);
+                throw new WrongOutcomes(
+                    "inbox answered "
+                        + (outcomes == null ? "nothing" : outcomes.size() + " outcomes")
+                        + " for "
+                        + events.size()
+                        + " events");
               }
-              Answers.Tally tally = new Answers.Tally();
-              for (int i = 0; i < events.size(); i++) {
-                if (outcomes.get(i) == InboxOutcome.STORED) {
-                  metrics.event(events.get(i).type(), "stored");
-                  tally.handled.incrementAndGet();
-                } else {
-                  metrics.event(events.get(i).type(), "duplicate");
-                  tally.duplicates.incrementAndGet();
-                }
-              }
-              return answers.record(tally.answer(), start);
+              return outcomes;
             });
+  }
+
+  private void count(List<WebhookEvent> events, List<InboxOutcome> outcomes, Answers.Tally tally) {
+    for (int i = 0; i < events.size(); i++) {
+      if (outcomes.get(i) == InboxOutcome.STORED) {
+        metrics.event(events.get(i).type(), "stored");
+        tally.handled.incrementAndGet();
+      } else {
+        metrics.event(events.get(i).type(), "duplicate");
+        tally.duplicates.incrementAndGet();
+      }
+    }
+  }
+
+  /** An inbox that broke its contract: a bug, answered 500 rather than retried. */
+  private static final class WrongOutcomes extends IllegalStateException {
+    private static final long serialVersionUID = 1L;
+
+    WrongOutcomes(String message) {
+      super(message);
+    }
   }
 
   private WebhookResponse unavailable(Throwable failure, long start) {
     Throwable cause =
-        failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+        failure instanceof CompletionException && failure.getCause() != null
             ? failure.getCause()
             : failure;
+    if (cause instanceof WrongOutcomes wrong) {
+      return answers.internalError(wrong, start);
+    }
     // Not Answers.retryLater, which logs each refusal: in an outage every delivery is refused, and
     // the inbox already logs the outage once, with its cause.
     log.debug("Answering 503 inbox_unavailable", cause);

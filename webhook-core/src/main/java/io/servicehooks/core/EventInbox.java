@@ -4,16 +4,32 @@ import java.util.List;
 import java.util.concurrent.CompletionStage;
 
 /**
- * A durable store of verified events, shared by every instance of a consumer: the SPI behind {@link
- * Acknowledgement#DURABLE}. A delivery is answered 200 only once {@link #store} says every event is
- * committed; the inbox's own workers then hand each stored event to the {@link InboxProcessor},
- * retrying failures, until it is done or kept as a dead letter. {@code webhook-postgres} implements
- * it on PostgreSQL.
+ * Where {@link Acknowledgement#DURABLE} hands verified events, and the door for every new way of
+ * keeping them: a database table ({@code webhook-postgres}), a message broker, a spool. A delivery
+ * is answered 200 only once {@link #store} says every event it had to store is committed; what runs
+ * the listeners afterwards is the inbox's business: it hands each event to the {@link
+ * InboxProcessor} given in {@link #start}, on threads of its own or in another process that builds
+ * a consumer with the same listeners, and owns the retries and the dead letters.
  *
- * <p>The store is also the dedup: storing an event whose {@link StoredEvent#dedupKey()} is already
- * stored writes nothing and answers {@link InboxOutcome#DUPLICATE}, in the same atomic step, so an
- * event is never seen as known without being stored. The consumer's {@link Deduplicator} is not
- * used in this mode.
+ * <p>The dedup is one of two kinds, as {@link #deduplicates()} says:
+ *
+ * <ul>
+ *   <li>{@code true} (the default): the store is the dedup. Storing an event whose {@link
+ *       StoredEvent#dedupKey()} is already stored writes nothing and answers {@link
+ *       InboxOutcome#DUPLICATE}, in the same atomic step, so an event is never seen as known
+ *       without being stored. The consumer's {@link Deduplicator} is not used, and its dedup meters
+ *       are not registered.
+ *   <li>{@code false}: the store keeps whatever it is given (a broker topic does). The consumer
+ *       then claims each event in its {@link Deduplicator} (in memory, Redis...) before storing it,
+ *       with the same in-flight wait, lease and fail-open rules as the other modes, and hands the
+ *       inbox only the events it owns. Once the stage of {@link #store} completes it marks them
+ *       done; when it fails (or does not complete within the {@linkplain
+ *       WebhookConsumer.Builder#inboxTimeout time-out}) it releases them and answers 503 {@code
+ *       inbox_unavailable} with {@code Retry-After}, so the platform's retry stores them. A copy of
+ *       an event already done is answered 200 {@code duplicate}; a copy of one being stored right
+ *       now, 503 {@code in_flight}. Such an inbox answers {@link InboxOutcome#STORED} for every
+ *       event.
+ * </ul>
  *
  * <p>The consumer owns the inbox it is given: it calls {@link #start} once when built and {@link
  * #close} when closed.
@@ -28,7 +44,12 @@ public interface EventInbox extends AutoCloseable {
    */
   CompletionStage<List<InboxOutcome>> store(List<StoredEvent> events);
 
-  /** Starts handing due events to {@code processor}, on the inbox's own threads. Called once. */
+  /**
+   * Starts handing stored events to {@code processor}, which runs the consumer's listeners for one
+   * event on the calling thread (with its typed payloads, metrics and error handler) and throws
+   * their failure. The inbox calls it from threads of its own and decides what a failure means
+   * (retry later, keep as a dead letter). Called once, when the consumer is built.
+   */
   void start(InboxProcessor processor);
 
   /**
@@ -37,6 +58,16 @@ public interface EventInbox extends AutoCloseable {
    * false}.
    */
   default boolean mayBlock() {
+    return true;
+  }
+
+  /**
+   * Whether {@link #store} is itself the dedup, answering {@link InboxOutcome#DUPLICATE} for an
+   * event already stored, in the same atomic step as the store. An inbox that keeps whatever it is
+   * given returns {@code false}; the consumer then claims each event in its {@link Deduplicator}
+   * before storing it and marks it done after (see the class comment).
+   */
+  default boolean deduplicates() {
     return true;
   }
 

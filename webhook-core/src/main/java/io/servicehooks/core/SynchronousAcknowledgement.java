@@ -6,10 +6,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 
 /**
- * Answers a delivery once its listeners ran: claims every event, runs the owned ones (here, or on
- * the executor when one is given and some owned event has listeners), and waits for originals still
- * running elsewhere in this process, whose outcome their copies share. A delivery with an event the
- * dedup store could not answer runs nothing: its claims are released and it is answered 503.
+ * Answers a delivery once its listeners ran: claims every event, runs the owned ones where {@link
+ * ListenerThreads} says (a worker is used only when some owned event has listeners), and waits for
+ * originals still running elsewhere in this process, whose outcome their copies share. A delivery
+ * with an event the dedup store could not answer runs nothing: its claims are released and it is
+ * answered 503.
  */
 final class SynchronousAcknowledgement implements AcknowledgementMode {
 
@@ -17,60 +18,41 @@ final class SynchronousAcknowledgement implements AcknowledgementMode {
   private final Dispatcher dispatcher;
   private final Metrics metrics;
   private final Answers answers;
-  private final HandOff handOff;
-  private final boolean listenersNonBlocking;
+  private final ListenerThreads threads;
 
   SynchronousAcknowledgement(
       DedupGate gate,
       Dispatcher dispatcher,
       Metrics metrics,
       Answers answers,
-      HandOff handOff,
-      boolean listenersNonBlocking) {
+      ListenerThreads threads) {
     this.gate = gate;
     this.dispatcher = dispatcher;
     this.metrics = metrics;
     this.answers = answers;
-    this.handOff = handOff;
-    this.listenersNonBlocking = listenersNonBlocking;
+    this.threads = threads;
   }
 
   @Override
   public CompletableFuture<WebhookResponse> acknowledge(
-      List<WebhookEvent> events, long start, Executor executor, Executor resumeOn) {
+      List<WebhookEvent> events, long start, ListenerThreads.Caller caller) {
     // A delivery none of whose events has a listener runs nothing: each event is claimed and
     // marked done at the store in one call, and whatever is left (waiting for originals, the
     // answer) only asks the store and never blocks.
     boolean runsNothing = !anyListeners(events);
     CompletableFuture<List<DedupGate.Claim>> claimed = gate.claimAll(events, runsNothing);
     if (claimed.isDone()) {
-      return answer(events, claimed.join(), start, executor);
+      return answer(events, claimed.join(), start, threads.listeners(caller));
     }
     if (runsNothing) {
       // Goes on on the thread that brought the store's answer instead of a hop to a worker and
       // back (benchmarks/RESULTS.md, "Store paths").
-      return claimed
-          .thenCompose(claims -> answer(events, claims, start, null))
-          .exceptionally(failure -> answers.internalError(failure, start));
+      return threads.resumeNonBlocking(
+          claimed, claims -> answer(events, claims, start, null), start);
     }
-    if (resumeOn != null) {
-      // The store answers later, on its own thread: run the rest on the executor, never there.
-      CompletableFuture<WebhookResponse> result = new CompletableFuture<>();
-      claimed.thenAccept(
-          claims ->
-              handOff
-                  .run(resumeOn, start, () -> answer(events, claims, start, null), owners(claims))
-                  .thenAccept(result::complete));
-      return result;
-    }
-    if (listenersNonBlocking) {
-      // Listeners declared non-blocking may run on whichever thread brought the store's answer.
-      return claimed
-          .thenCompose(claims -> answer(events, claims, start, null))
-          .exceptionally(failure -> answers.internalError(failure, start));
-    }
-    // No executor: the caller's thread may block (handle's contract) and runs the listeners.
-    return answer(events, claimed.join(), start, null);
+    // Wherever the rest goes on, the listeners run on that thread.
+    return threads.resumeListeners(
+        caller, claimed, claims -> answer(events, claims, start, null), start);
   }
 
   private boolean anyListeners(List<WebhookEvent> events) {
@@ -80,16 +62,6 @@ final class SynchronousAcknowledgement implements AcknowledgementMode {
       }
     }
     return false;
-  }
-
-  private static List<DedupGate.Claim> owners(List<DedupGate.Claim> claims) {
-    List<DedupGate.Claim> owners = new ArrayList<>(claims.size());
-    for (DedupGate.Claim claim : claims) {
-      if (claim.kind() == DedupGate.Kind.OWNER) {
-        owners.add(claim);
-      }
-    }
-    return owners;
   }
 
   private CompletableFuture<WebhookResponse> answer(
@@ -137,7 +109,7 @@ final class SynchronousAcknowledgement implements AcknowledgementMode {
     if (executor == null || !listenersToRun) {
       return runOwned(owned, owners, tally, originals, start);
     }
-    return handOff.run(
+    return threads.handOff(
         executor, start, () -> runOwned(owned, owners, tally, originals, start), owners);
   }
 

@@ -201,14 +201,14 @@ public final class WebhookConsumer implements AutoCloseable {
   }
 
   /** See {@link AdapterSupport#handle(WebhookRequest, Executor)}. */
-  CompletableFuture<WebhookResponse> handle(WebhookRequest request, Executor listenerExecutor) {
+  CompletableFuture<WebhookResponse> handle(WebhookRequest request, Executor workers) {
     Objects.requireNonNull(request, "request");
     switch (request.method()) {
       case "GET":
         return CompletableFuture.completedFuture(crc.answer(request.rawQuery()));
       case "POST":
         return delivery.post(
-            request.body(), request.header(WebhookRequest.SIGNATURE_HEADER), listenerExecutor);
+            request.body(), request.header(WebhookRequest.SIGNATURE_HEADER), workers);
       default:
         log.debug("Refused a {} request: only GET and POST are answered", request.method());
         return CompletableFuture.completedFuture(METHOD_NOT_ALLOWED);
@@ -498,9 +498,10 @@ public final class WebhookConsumer implements AutoCloseable {
 
     /**
      * Switches to {@link Acknowledgement#DURABLE}: each delivery is answered once its events are
-     * committed to {@code inbox}, whose workers then run the listeners. The consumer starts the
-     * inbox when built and closes it when closed. The {@link #deduplicator} is not used: the inbox
-     * dedups by storing.
+     * committed to {@code inbox}, which then runs the listeners. The consumer starts the inbox when
+     * built and closes it when closed. The {@link #deduplicator} is used only when the inbox does
+     * not {@linkplain EventInbox#deduplicates() deduplicate} by storing: each event is then claimed
+     * there before it is stored and marked done after.
      */
     public Builder inbox(EventInbox inbox) {
       settings.inbox = Objects.requireNonNull(inbox, "inbox");

@@ -28,7 +28,8 @@ import java.util.concurrent.Executor;
  * KiB at most and doubles as bytes arrive. CRC checks, refusals, duplicates and events nobody
  * listens to are answered on the IO thread; when listeners have to run, the delivery moves to
  * Undertow's worker pool (or the executor given here), unless the consumer declares its listeners
- * non-blocking, in which case they run on the IO thread too.
+ * non-blocking, in which case they run on the IO thread too. The consumer decides that: the handler
+ * hands it the worker pool with every delivery.
  *
  * <p>Slow and silent clients are the server's business, not the handler's. Undertow's defaults let
  * a client hold a connection for a minute or more by sending headers slowly, or headers and then
@@ -60,8 +61,9 @@ public final class WebhookHandler implements HttpHandler {
   }
 
   /**
-   * Runs deliveries on {@code executor}; {@code null} means Undertow's worker pool. Ignored when
-   * the consumer's listeners are non-blocking.
+   * Runs deliveries' blocking work on {@code executor}; {@code null} means Undertow's worker pool.
+   * The consumer decides what goes there: nothing of a delivery whose listeners are declared
+   * non-blocking and whose stores do not block.
    */
   public WebhookHandler(WebhookConsumer consumer, Executor executor) {
     this.consumer = Objects.requireNonNull(consumer, "consumer");
@@ -99,15 +101,13 @@ public final class WebhookHandler implements HttpHandler {
     WebhookRequest request =
         WebhookRequest.post(
             exchange.getRequestHeaders().getFirst(WebhookRequest.SIGNATURE_HEADER), body);
-    // On the IO thread: the core verifies, parses and claims here, and moves to the worker only
-    // when listeners have to run. Non-blocking listeners run here too.
-    ExchangeAnswers.complete(
-        exchange,
-        adapter.handle(request, adapter.listenersNonBlocking() ? null : listeners(exchange)));
+    // On the IO thread: the core verifies, parses and claims here, and decides itself whether
+    // anything moves to the workers (listeners to run, a store that may block).
+    ExchangeAnswers.complete(exchange, adapter.handle(request, workers(exchange)));
   }
 
-  /** The listeners' executor, wrapped once (not per delivery) so its threads are recognized. */
-  private Executor listeners(HttpServerExchange exchange) {
+  /** The worker executor, wrapped once (not per delivery) so its threads are recognized. */
+  private Executor workers(HttpServerExchange exchange) {
     Executor workers = executor != null ? executor : exchange.getConnection().getWorker();
     ExchangeAnswers.Marked m = marked;
     if (m == null || m.workers() != workers) {

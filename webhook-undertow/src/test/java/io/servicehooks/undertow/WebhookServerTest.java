@@ -8,6 +8,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.servicehooks.core.Acknowledgement;
+import io.servicehooks.core.Deduplicator;
 import io.servicehooks.core.WebhookConsumer;
 import io.servicehooks.core.WebhookEvent;
 import java.net.URI;
@@ -18,6 +19,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -474,6 +476,51 @@ final class WebhookServerTest {
         .isEqualTo(200);
     assertThat(threads.get(0)).contains("I/O");
     assertThat(threads.get(1)).contains("task").doesNotContain("I/O");
+  }
+
+  @Test
+  void nonBlockingListeners_blockingStore_storeAskedOnWorker_neverOnIoThread() throws Exception {
+    List<String> asked = new CopyOnWriteArrayList<>();
+    List<String> ran = new CopyOnWriteArrayList<>();
+    Deduplicator memory = Deduplicator.inMemory();
+    // A store that may block (the default): a synchronous driver, say.
+    Deduplicator blocking =
+        new Deduplicator() {
+          @Override
+          public CompletionStage<Claim> claim(String key, Duration lease) {
+            asked.add(Thread.currentThread().getName());
+            return memory.claim(key, lease);
+          }
+
+          @Override
+          public CompletionStage<Boolean> markDone(String key, String token) {
+            return memory.markDone(key, token);
+          }
+
+          @Override
+          public CompletionStage<Boolean> release(String key, String token) {
+            return memory.release(key, token);
+          }
+
+          @Override
+          public CompletionStage<Boolean> renew(String key, String token, Duration lease) {
+            return memory.renew(key, token, lease);
+          }
+        };
+    URI uri =
+        serve(
+            WebhookConsumer.builder()
+                .consumerSecrets(SECRET)
+                .listenersNonBlocking(true)
+                .deduplicator(blocking)
+                .onAny(e -> ran.add(Thread.currentThread().getName()))
+                .build());
+
+    assertThat(postSigned(uri, SECRET, envelope("1", "post.create")).statusCode()).isEqualTo(200);
+
+    assertThat(asked).hasSize(1);
+    assertThat(asked.get(0)).contains("task").doesNotContain("I/O");
+    assertThat(ran).containsExactly(asked.get(0));
   }
 
   @Test
