@@ -23,17 +23,9 @@ import java.util.function.Function;
  * metrics and error handler, and throws their failure: retrying and keeping dead letters are the
  * reader's business.
  *
- * <pre>{@code
- * SpoolInbox inbox = new SpoolInbox(event -> topic.send(event.dedupKey(), event.body()));
- * WebhookConsumer consumer =
- *     WebhookConsumer.builder()
- *         .consumerSecrets(secret)
- *         .inbox(inbox)
- *         .on("post.create", event -> index(event))
- *         .build();
- * // the reader, for each record it polls:
- * inbox.process(record);
- * }</pre>
+ * <p>Give it to a consumer with {@code WebhookConsumer.Builder.inbox(new SpoolInbox(append))},
+ * where {@code append} sends one event and completes once the spool keeps it; {@code
+ * SpoolInboxTest} shows the whole round trip over a real server.
  */
 public final class SpoolInbox implements EventInbox {
 
