@@ -171,7 +171,7 @@ public abstract class EventInboxContract {
    * EventInbox#deduplicates() does not deduplicate}: the consumer claims its events in a {@code
    * Deduplicator} instead, whose own contract covers copies.
    */
-  protected final void assumeDeduplicates() throws Exception {
+  private void assumeDeduplicates() throws Exception {
     EventInbox probe = newInbox();
     made.add(probe);
     Assumptions.assumeTrue(

@@ -9,10 +9,10 @@ import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
- * Moves the rest of a delivery from a thread that must not block to the listener executor. The
- * request is answered whatever happens there: with the work's own answer, 500 if the work throws,
- * or 503 busy (its claims released) if the executor refuses it or starts it only after the queueing
- * deadline.
+ * Moves the rest of a delivery from a thread that must not block to the adapter's worker executor,
+ * when {@link ListenerThreads} (its only caller) decides it must. The request is answered whatever
+ * happens there: with the work's own answer, 500 if the work throws, or 503 busy (its claims
+ * released) if the executor refuses it or starts it only after the queueing deadline.
  */
 final class HandOff {
 
