@@ -57,7 +57,9 @@ final class ConsumerSettings {
   /** The wall clock a CRC answer's time is read on; tests set a fake one. */
   java.time.Clock wallClock = java.time.Clock.systemUTC();
 
-  /** The clock that tells whether an owner's lease certainly still ran; tests move a fake one. */
+  /**
+   * The lease clock: when a lease is renewed and whether it certainly still ran; tests move one.
+   */
   LongSupplier leaseTicker = System::nanoTime;
 
   final List<DeliveryObserver> observers = new ArrayList<>();
