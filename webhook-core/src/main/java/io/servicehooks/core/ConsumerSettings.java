@@ -58,7 +58,8 @@ final class ConsumerSettings {
   java.time.Clock wallClock = java.time.Clock.systemUTC();
 
   /**
-   * The lease clock: when a lease is renewed and whether it certainly still ran; tests move one.
+   * The dedup gate's clock: when a lease is renewed, whether it certainly still ran, and when a
+   * copy's in-flight wait runs out; tests move a fake one.
    */
   LongSupplier leaseTicker = System::nanoTime;
 

@@ -86,7 +86,7 @@ final class LeaseRenewal {
     return lease;
   }
 
-  /** The lease clock's reading when a store call is sent. */
+  /** The lease clock's reading now: when a store call is sent, when a copy's wait runs out. */
   long tick() {
     return leaseTicker.getAsLong();
   }

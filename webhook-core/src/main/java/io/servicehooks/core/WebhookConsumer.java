@@ -642,8 +642,8 @@ public final class WebhookConsumer implements AutoCloseable {
     }
 
     /**
-     * Tests only: the lease clock, in nanoseconds: when a lease is renewed and whether it is known
-     * to still run.
+     * Tests only: the dedup gate's clock, in nanoseconds: when a lease is renewed, whether it is
+     * known to still run, and when a copy's in-flight wait runs out.
      */
     Builder leaseTicker(java.util.function.LongSupplier nanoTicker) {
       settings.leaseTicker = Objects.requireNonNull(nanoTicker, "nanoTicker");
