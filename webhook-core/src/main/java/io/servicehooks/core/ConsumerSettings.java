@@ -57,7 +57,10 @@ final class ConsumerSettings {
   /** The wall clock a CRC answer's time is read on; tests set a fake one. */
   java.time.Clock wallClock = java.time.Clock.systemUTC();
 
-  /** The clock that tells whether an owner's lease certainly still ran; tests move a fake one. */
+  /**
+   * The dedup gate's clock: when a lease is renewed, whether it certainly still ran, and when a
+   * copy's in-flight wait runs out; tests move a fake one.
+   */
   LongSupplier leaseTicker = System::nanoTime;
 
   final List<DeliveryObserver> observers = new ArrayList<>();

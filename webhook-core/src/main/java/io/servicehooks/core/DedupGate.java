@@ -464,7 +464,7 @@ final class DedupGate {
    * timers on the scheduler; no thread waits.
    */
   private ClaimAnswer askAgainLater(WebhookEvent event, Running mine, Poll poll) {
-    long now = System.nanoTime();
+    long now = leases.tick();
     if (poll == null) {
       calls.metrics().runningElsewhere();
       poll = new Poll(now + inFlightWaitNanos);

@@ -37,7 +37,7 @@ final class LeaseRenewal {
     /** The store's owner token from {@link #held} to {@link #stop}; null otherwise. */
     private volatile String token;
 
-    /** {@link System#nanoTime()} from which the lease is renewed. */
+    /** The lease clock's reading from which the lease is renewed. */
     private volatile long renewAt;
 
     /**
@@ -86,7 +86,7 @@ final class LeaseRenewal {
     return lease;
   }
 
-  /** The lease clock's reading when a store call is sent. */
+  /** The lease clock's reading now: when a store call is sent, when a copy's wait runs out. */
   long tick() {
     return leaseTicker.getAsLong();
   }
@@ -95,7 +95,7 @@ final class LeaseRenewal {
   void held(Lease l, String token, long sent) {
     l.claimedAt = sent;
     l.leaseSure = sent + lease.toNanos();
-    l.renewAt = System.nanoTime() + halfLeaseNanos;
+    l.renewAt = leaseTicker.getAsLong() + halfLeaseNanos;
     // Last: the sweep renews a lease once it sees its token, and then reads the fields above.
     l.token = token;
     scheduleSweep();
@@ -164,7 +164,7 @@ final class LeaseRenewal {
    * and stops when it holds none.
    */
   private void sweep() {
-    long now = System.nanoTime();
+    long now = leaseTicker.getAsLong();
     for (Lease l : leases) {
       String token = l.token;
       if (token != null && now - l.renewAt >= 0) {

@@ -642,9 +642,21 @@ public final class WebhookConsumer implements AutoCloseable {
       return this;
     }
 
-    /** Tests only: the clock on which a lease is known to still run, in nanoseconds. */
+    /**
+     * Tests only: the dedup gate's clock, in nanoseconds: when a lease is renewed, whether it is
+     * known to still run, and when a copy's in-flight wait runs out.
+     */
     Builder leaseTicker(java.util.function.LongSupplier nanoTicker) {
       settings.leaseTicker = Objects.requireNonNull(nanoTicker, "nanoTicker");
+      return this;
+    }
+
+    /**
+     * Tests only: the scheduler that runs the lease sweeps and times the pauses of copies asking
+     * again; a test runs its tasks when it moves the lease ticker.
+     */
+    Builder dedupScheduler(java.util.concurrent.ScheduledExecutorService scheduler) {
+      settings.dedupScheduler = Objects.requireNonNull(scheduler, "scheduler");
       return this;
     }
 

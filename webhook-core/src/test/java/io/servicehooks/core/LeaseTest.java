@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import ch.qos.logback.classic.Level;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.servicehooks.testsupport.FakeClock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -25,16 +26,26 @@ final class LeaseTest {
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
   @Test
-  void slowListener_pastHalfTheLease_ownerRenewsUntilItEnds() throws Exception {
+  void slowListener_pastHalfTheLease_ownerRenewsUntilItEnds() {
+    Duration lease = Duration.ofSeconds(8);
+    FakeClock clock = FakeClock.ticker(0);
+    ManualScheduler scheduler = new ManualScheduler(clock);
     WebhookConsumer consumer =
         WebhookConsumer.builder()
             .consumerSecrets(SECRET)
             .deduplicator(store)
-            .dedupLease(Duration.ofMillis(200))
+            .dedupLease(lease)
+            .leaseTicker(clock::nanos)
+            .dedupScheduler(scheduler)
             .on(
                 "post.create",
                 e -> {
-                  Thread.sleep(600); // the slow listener under test
+                  // The slow listener under test: three leases long on the lease clock, which
+                  // runs the sweeps due every quarter lease.
+                  for (int quarter = 0; quarter < 12; quarter++) {
+                    clock.advance(lease.dividedBy(4));
+                    scheduler.runDue();
+                  }
                   seen.add(e.id());
                 })
             .build();
@@ -42,11 +53,14 @@ final class LeaseTest {
     WebhookResponse answer = consumer.handle(signed(SECRET, envelope("1", "post.create"))).join();
 
     assertThat(answer.status()).isEqualTo(200);
-    assertThat(store.renewals).hasSizeGreaterThanOrEqualTo(2).containsOnly("e:1");
+    // One renewal each time the lease was half used: at 2, 4, ... 12 quarters.
+    assertThat(store.renewals).hasSize(6).containsOnly("e:1");
     assertThat(store.done).containsExactly("e:1");
-    int renewals = store.renewals.size();
-    Thread.sleep(300); // the claim ended: no renewal after it
-    assertThat(store.renewals).hasSize(renewals);
+    // The claim ended: a lease later, the sweep still due ran, renewed nothing and stopped.
+    clock.advance(lease);
+    scheduler.runDue();
+    assertThat(store.renewals).hasSize(6);
+    assertThat(scheduler.pending()).isZero();
   }
 
   @Test
@@ -141,21 +155,31 @@ final class LeaseTest {
   }
 
   @Test
-  void renewLost_isLogged() throws Exception {
+  void renewLost_isLogged() {
+    Duration lease = Duration.ofSeconds(8);
+    FakeClock clock = FakeClock.ticker(0);
+    ManualScheduler scheduler = new ManualScheduler(clock);
     WebhookConsumer consumer =
         WebhookConsumer.builder()
             .consumerSecrets(SECRET)
             .deduplicator(store)
-            .dedupLease(Duration.ofMillis(100))
+            .dedupLease(lease)
+            .leaseTicker(clock::nanos)
+            .dedupScheduler(scheduler)
             .on(
                 "post.create",
                 e -> {
                   store.claimElsewhere(e.dedupKey());
-                  Thread.sleep(300); // long enough for a renewal to be refused
+                  // Past half the lease, within it: the sweep renews, and the store refuses.
+                  clock.advance(lease.dividedBy(4));
+                  scheduler.runDue();
+                  clock.advance(lease.dividedBy(4));
+                  scheduler.runDue();
                 })
             .build();
     try (LogCapture logs = new LogCapture()) {
       consumer.handle(signed(SECRET, envelope("1", "post.create"))).join();
+      assertThat(store.renewals).isEmpty();
       assertThat(logs.messages(Level.WARN))
           .anySatisfy(
               line ->

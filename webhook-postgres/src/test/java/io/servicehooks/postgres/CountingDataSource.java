@@ -15,13 +15,18 @@ import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
- * A DataSource that counts what reaches the database through it: connections taken, statements
- * executed (and, for prepared statements, the SQL of each execution), and transactions (an explicit
- * commit, or a statement run in auto-commit mode, which PostgreSQL commits on its own).
+ * A DataSource that counts what reaches the database through it: connections taken (in all, and by
+ * the inbox's poller thread), statements executed (and, for prepared statements, the SQL of each
+ * execution), and transactions (an explicit commit, or a statement run in auto-commit mode, which
+ * PostgreSQL commits on its own).
  */
 final class CountingDataSource implements DataSource {
 
   final AtomicInteger connections = new AtomicInteger();
+
+  /** Connections taken by the inbox's poller thread alone. */
+  final AtomicInteger pollerConnections = new AtomicInteger();
+
   final AtomicInteger statements = new AtomicInteger();
   final AtomicInteger transactions = new AtomicInteger();
   private final Queue<String> executed = new ConcurrentLinkedQueue<>();
@@ -37,14 +42,21 @@ final class CountingDataSource implements DataSource {
 
   @Override
   public Connection getConnection() throws SQLException {
-    connections.incrementAndGet();
+    countConnection();
     return wrap(target.getConnection());
   }
 
   @Override
   public Connection getConnection(String user, String password) throws SQLException {
-    connections.incrementAndGet();
+    countConnection();
     return wrap(target.getConnection(user, password));
+  }
+
+  private void countConnection() {
+    connections.incrementAndGet();
+    if (Thread.currentThread().getName().endsWith("-poller")) {
+      pollerConnections.incrementAndGet();
+    }
   }
 
   private Connection wrap(Connection c) {

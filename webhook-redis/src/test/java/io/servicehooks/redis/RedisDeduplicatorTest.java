@@ -221,7 +221,7 @@ final class RedisDeduplicatorTest {
       assertThat(get(next.claim("e:1", LEASE)).status()).isEqualTo(Status.RUNNING_ELSEWHERE);
 
       Awaitility.await()
-          .atMost(Duration.ofSeconds(4))
+          .atMost(Duration.ofSeconds(15))
           .pollInterval(Duration.ofMillis(50))
           .until(() -> get(next.claim("e:1", LEASE)).status() == Status.CLAIMED);
       assertThat(Duration.ofNanos(System.nanoTime() - claimedAt))

@@ -29,17 +29,16 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * A claim that timed out on the client still runs when Redis catches up ({@code SET NX PX} for an
- * owner that gave up). Before the fix the key then held {@code c:<token>} for a whole lease and
- * every retry of the platform was answered 503 {@code in_flight}; now the store releases the token
- * it generated, so the first retry after the stall runs the event.
+ * owner that gave up). Left alone, the key would hold {@code c:<token>} for a whole lease and every
+ * retry of the platform would be answered 503 {@code in_flight}; the store releases the token it
+ * generated, so the first retry after the stall runs the event.
  *
- * <p>The stall is {@code CLIENT PAUSE} on a Redis the test starts itself: commands sent meanwhile
- * wait in the server and run, in order, when the pause ends. The platform is the simulator with its
- * retries on its own clock (3 s, 27 s, 242 s), against a real server on port 0.
+ * <p>The stall is a {@link WritesPause} on a Redis the test starts itself: scripts sent meanwhile
+ * wait in the server and run, in order, when the test ends the pause. The platform is the simulator
+ * with its retries on its own clock (3 s, 27 s, 242 s), against a real server on port 0.
  */
 final class StalledClaimTest {
 
-  private static final long PAUSE_MILLIS = 1_500;
   private static final Pattern EVENT_UUID = Pattern.compile("\"event_uuid\":\"([^\"]+)\"");
 
   private final TestRedis.OwnServer redis = TestRedis.startOwnServer();
@@ -109,25 +108,26 @@ final class StalledClaimTest {
     // the scripts are cached, as on a Redis that has served (else EVALSHA would find none)
     store.claim("e:warm-up", Duration.ofSeconds(30)).toCompletableFuture().get();
 
-    assertThat(admin.sync().clientPause(PAUSE_MILLIS)).isEqualTo("OK");
-    long pausedAt = System.nanoTime();
+    long scriptsBefore = WritesPause.scriptsRun(admin);
+    WritesPause.start(admin);
     platform.deliver(body);
 
     // the first attempt: the claim times out on the client, 503 dedup_unavailable
     Awaitility.await()
-        .atMost(Duration.ofSeconds(5))
+        .atMost(Duration.ofSeconds(20))
         .until(() -> platform.attempts().size() == 1 && platform.attempts().get(0).status() != 0);
     assertThat(platform.attempts().get(0).status()).isEqualTo(503);
     assertThat(platform.attempts().get(0).body()).isEqualTo(body);
 
-    // the pause ends: the claim Redis held runs now (and, since the fix, the release sent after it)
+    // the pause ends: the claim Redis held runs now, and the release sent after it
+    WritesPause.end(admin);
     Awaitility.await()
-        .atMost(Duration.ofSeconds(5))
+        .atMost(Duration.ofSeconds(20))
         .pollInterval(Duration.ofMillis(50))
         .until(
             () ->
-                System.nanoTime() - pausedAt > Duration.ofMillis(PAUSE_MILLIS).toNanos()
-                    && "PONG".equals(admin.sync().ping()));
+                WritesPause.scriptsRun(admin) >= scriptsBefore + 2
+                    && !String.valueOf(admin.sync().get(key)).startsWith("c:"));
 
     platform.advance(Duration.ofSeconds(3)); // the platform's first retry
 
