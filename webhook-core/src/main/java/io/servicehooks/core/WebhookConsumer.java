@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -655,7 +656,7 @@ public final class WebhookConsumer implements AutoCloseable {
      * Tests only: the scheduler that runs the lease sweeps and times the pauses of copies asking
      * again; a test runs its tasks when it moves the lease ticker.
      */
-    Builder dedupScheduler(java.util.concurrent.ScheduledExecutorService scheduler) {
+    Builder dedupScheduler(ScheduledExecutorService scheduler) {
       settings.dedupScheduler = Objects.requireNonNull(scheduler, "scheduler");
       return this;
     }
