@@ -12,6 +12,8 @@ import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -164,12 +166,15 @@ final class ListenCommand implements Callable<Integer> {
    */
   private int hold(ActivityStream stream, WebhookConsumer consumer, Runnable connected) {
     Thread runner = Thread.currentThread();
+    // The hook waits for this command's last words, not for its thread: on Ctrl-C that thread
+    // ends in System.exit, which blocks while the hooks run.
+    CountDownLatch done = new CountDownLatch(1);
     Thread hook =
         new Thread(
             () -> {
               stream.close();
               try {
-                runner.join(5_000);
+                done.await(5, TimeUnit.SECONDS);
               } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
               }
@@ -205,10 +210,12 @@ final class ListenCommand implements Callable<Integer> {
       }
     }
     if (end == ActivityStream.State.REFUSED) {
+      done.countDown();
       return ServicehooksCli.EXIT_API_ERROR;
     }
     top.err().println("stopped listening");
     top.err().flush();
+    done.countDown();
     return ServicehooksCli.EXIT_OK;
   }
 }
