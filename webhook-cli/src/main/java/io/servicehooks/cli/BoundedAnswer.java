@@ -11,9 +11,11 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Flow;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -58,7 +60,7 @@ final class BoundedAnswer {
     } catch (ExecutionException e) {
       throw asIOException(e.getCause());
     }
-    StreamChunks chunks = new StreamChunks();
+    Chunks chunks = new Chunks();
     response.body().subscribe(chunks);
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try {
@@ -71,7 +73,7 @@ final class BoundedAnswer {
         if (item == null) {
           continue;
         }
-        if (item == StreamChunks.END) {
+        if (item == Chunks.END) {
           break;
         }
         if (item instanceof Throwable failure) {
@@ -100,5 +102,61 @@ final class BoundedAnswer {
       return io;
     }
     return new IOException(failure.getClass().getSimpleName(), failure);
+  }
+
+  /**
+   * Hands the body's chunks to the polling reader, one request at a time (back-pressure), so the
+   * reader notices its deadline within its poll instead of blocking in a read.
+   */
+  private static final class Chunks implements Flow.Subscriber<List<ByteBuffer>> {
+    static final Object END = new Object();
+    final BlockingQueue<Object> queue = new LinkedBlockingQueue<>();
+    private volatile Flow.Subscription subscription;
+
+    @Override
+    public void onSubscribe(Flow.Subscription subscription) {
+      this.subscription = subscription;
+      subscription.request(1);
+    }
+
+    @Override
+    public void onNext(List<ByteBuffer> buffers) {
+      int size = 0;
+      for (ByteBuffer buffer : buffers) {
+        size += buffer.remaining();
+      }
+      byte[] bytes = new byte[size];
+      int at = 0;
+      for (ByteBuffer buffer : buffers) {
+        int n = buffer.remaining();
+        buffer.get(bytes, at, n);
+        at += n;
+      }
+      queue.add(bytes);
+    }
+
+    @Override
+    public void onError(Throwable throwable) {
+      queue.add(throwable);
+    }
+
+    @Override
+    public void onComplete() {
+      queue.add(END);
+    }
+
+    void next() {
+      Flow.Subscription s = subscription;
+      if (s != null) {
+        s.request(1);
+      }
+    }
+
+    void cancel() {
+      Flow.Subscription s = subscription;
+      if (s != null) {
+        s.cancel();
+      }
+    }
   }
 }

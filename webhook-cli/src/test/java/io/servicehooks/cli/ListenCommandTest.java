@@ -172,6 +172,30 @@ final class ListenCommandTest {
   }
 
   @Test
+  void events_overlappingPatterns_eachEventPrintedAndForwardedOnce() {
+    String url = consumerUrl();
+    Listening listening = listen(env(), "--events", "post.*,post.create,*", "--forward-to", url);
+
+    platform.deliverToStream(event("11", "post.create"));
+    platform.deliverToStream(event("12", "dm.sent"));
+
+    await().until(() -> listening.lines().size() == 2);
+    await().until(() -> handled.size() == 2);
+    assertThat(listening.lines().get(0)).contains("11");
+    assertThat(listening.lines().get(1)).contains("12");
+    assertThat(handled).extracting(WebhookEvent::id).containsExactly("11", "12");
+  }
+
+  @Test
+  void events_patternTheRouterCannotMatch_exit2NamingTheFlag() {
+    Cli.Run run = Cli.run(env(), "listen", "--events", "*.create");
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).contains("--events", "*.create");
+    assertThat(platform.openStreams()).isEmpty();
+  }
+
+  @Test
   void json_oneObjectPerEventWithForwardOutcome() throws Exception {
     String url = consumerUrl();
     Listening listening = listen(env(), "--json", "--forward-to", url);
@@ -202,7 +226,7 @@ final class ListenCommandTest {
     await().until(() -> listening.lines().size() == 3);
     assertThat(listening.lines().get(1)).contains("401");
     assertThat(listening.lines().get(2)).contains("402");
-    assertThat(listening.err.toString()).contains("stream dropped", "reconnect");
+    assertThat(listening.err.toString()).contains("the connection dropped", "reconnect");
   }
 
   @Test
@@ -213,7 +237,8 @@ final class ListenCommandTest {
 
     await()
         .atMost(Duration.ofSeconds(10))
-        .until(() -> listening.err.toString().contains("stream: operational-disconnect"));
+        .until(
+            () -> listening.err.toString().contains("from the platform: operational-disconnect"));
     await().atMost(Duration.ofSeconds(10)).until(() -> platform.openStreams().size() == 1);
   }
 
@@ -229,7 +254,7 @@ final class ListenCommandTest {
     await()
         .atMost(Duration.ofSeconds(10))
         .until(() -> platform.openStreams().stream().filter(s -> !s.stalled()).count() == 1);
-    assertThat(listening.err.toString()).contains("no line for 1000 ms");
+    assertThat(listening.err.toString()).contains("no complete line for 1 s");
     OpenStream fresh =
         platform.openStreams().stream().filter(s -> !s.stalled()).findFirst().orElseThrow();
     assertThat(fresh.backfillMinutes()).isEqualTo(1);
@@ -249,7 +274,7 @@ final class ListenCommandTest {
         .until(
             () -> platform.openStreams().size() == 1 && listening.err.toString().contains("503"));
     assertThat(listening.err.toString())
-        .containsPattern("stream unavailable \\(HTTP 503.*\\); retrying in 5[0-9]{3} ms");
+        .containsPattern("still down: HTTP 503.*; next attempt in 5[0-9]{3} ms");
     platform.deliverToStream(event("701", "post.create"));
     await().until(() -> listening.lines().stream().anyMatch(l -> l.contains("701")));
   }
@@ -262,7 +287,9 @@ final class ListenCommandTest {
 
     assertThat(run.exitCode()).isEqualTo(1);
     assertThat(run.err().strip().split("\\R")).hasSize(1);
-    assertThat(run.err()).startsWith("error: the platform refused the bearer token (HTTP 403)");
+    assertThat(run.err())
+        .startsWith(
+            "error: Activity stream refused, not retrying: GET /2/activity/stream answered HTTP 403");
   }
 
   @Test
@@ -275,7 +302,9 @@ final class ListenCommandTest {
 
     assertThat(run.exitCode()).isEqualTo(1);
     assertThat(run.err().strip().split("\\R")).hasSize(1);
-    assertThat(run.err()).startsWith("error: the platform refused the bearer token (HTTP 401)");
+    assertThat(run.err())
+        .startsWith(
+            "error: Activity stream refused, not retrying: GET /2/activity/stream answered HTTP 401");
     assertThat(run.err()).doesNotContain("AAAAnotAToken");
   }
 

@@ -121,7 +121,7 @@ final class ListenTroubleTest {
         .until(() -> listening.err().contains("Listening on") || listening.exit.isDone());
     assertThat(listening.exit).isNotDone();
     assertThat(listening.err())
-        .containsPattern("token request.*HTTP 503.*retrying in [0-9]+ ms")
+        .containsPattern("token request answered HTTP 503.*reconnecting in [0-9]+ ms")
         .doesNotContain("refused the API key");
     assertThat(platform.count("/oauth2/token")).isEqualTo(2);
   }
@@ -138,11 +138,11 @@ final class ListenTroubleTest {
 
     await()
         .atMost(Duration.ofSeconds(10))
-        .until(() -> listening.err().contains("retrying in") || listening.exit.isDone());
+        .until(() -> listening.err().contains("reconnecting in") || listening.exit.isDone());
     assertThat(listening.exit).isNotDone();
     // 60 s plus up to a tenth of jitter: the reset header is ignored, the doubling starts at 60 s
     assertThat(listening.err())
-        .containsPattern("HTTP 429.*retrying in 6[0-6][0-9]{3} ms")
+        .containsPattern("HTTP 429.*reconnecting in 6[0-6][0-9]{3} ms")
         .doesNotContain("refused the API key", "Exception", "\tat ");
   }
 
@@ -159,10 +159,10 @@ final class ListenTroubleTest {
 
     await()
         .atMost(Duration.ofSeconds(10))
-        .until(() -> listening.err().contains("retrying in") || listening.exit.isDone());
+        .until(() -> listening.err().contains("reconnecting in") || listening.exit.isDone());
     assertThat(listening.exit).isNotDone();
     assertThat(listening.err())
-        .containsPattern("HTTP 429.*retrying in 6[0-6][0-9]{3} ms")
+        .containsPattern("HTTP 429.*reconnecting in 6[0-6][0-9]{3} ms")
         .doesNotContain("DateTimeException", "\tat ");
   }
 
@@ -179,7 +179,8 @@ final class ListenTroubleTest {
         .atMost(Duration.ofSeconds(35))
         .until(() -> listening.err().contains("Listening on") || listening.exit.isDone());
     assertThat(listening.exit).isNotDone();
-    assertThat(listening.err()).containsPattern("token request.*retrying in");
+    assertThat(listening.err())
+        .containsPattern("POST /oauth2/token: no complete answer.*reconnecting in");
     assertThat(platform.count("/oauth2/token")).isEqualTo(2);
   }
 
@@ -196,7 +197,7 @@ final class ListenTroubleTest {
         .atMost(Duration.ofSeconds(20))
         .until(() -> platform.count("/2/activity/stream") >= 2 || listening.exit.isDone());
     assertThat(listening.exit).isNotDone();
-    assertThat(listening.err()).contains("no line for 2000 ms");
+    assertThat(listening.err()).contains("no complete line for 2 s");
   }
 
   @Test
@@ -230,7 +231,12 @@ final class ListenTroubleTest {
             + "\n";
     FakePlatform platform = platform();
     platform.on("/oauth2/token", FakePlatform.token("T1"));
-    platform.on("/2/activity/stream", FakePlatform.stream(errorLine + eventLine, "\n", 200));
+    // The event first: the stream ends a connection at a disconnect error object, and the next
+    // connection only keeps alive.
+    platform.on(
+        "/2/activity/stream",
+        FakePlatform.stream(eventLine + errorLine, "\n", 200),
+        FakePlatform.keepAlives());
 
     Listening listening = listen(env(platform.baseUrl()));
 

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -58,17 +59,18 @@ import org.slf4j.LoggerFactory;
  * <h2>Reconnecting (the platform's rules)</h2>
  *
  * At once after a connection that delivered data drops, after an error object on the stream such as
- * {@code operational-disconnect}, and after 20 s without a complete line (the keep-alive newline is
- * one; bytes that never end a line are not), which counts as a dead connection. After a failed
- * connect: network errors wait 250 ms more per attempt, up to 16 s; HTTP errors 5 s, doubling, up
- * to 320 s; 429 one minute, doubling, and at least until {@code x-rate-limit-reset} when the
- * platform sends it; an event not taken 1 s, doubling, up to 16 s. Every wait gets up to 10% of
- * jitter on top. 401 and 403 do not heal by retrying: the stream stops with one ERROR line naming
- * the cause, and {@link #healthy()} turns false. One INFO line per connect, one WARN line when an
- * outage starts and one INFO line when it ends; not a line per attempt. The client's request
- * time-out bounds each connect's answer whole (the token fetch and a refused connect's error body
- * included): an answer it cuts short is a failed connect like any other. The platform's text in a
- * log line (error objects, refusal bodies) is escaped and cut at 300 characters.
+ * {@code operational-disconnect}, and after 20 s ({@link Builder#stallTimeout}) without a complete
+ * line (the keep-alive newline is one; bytes that never end a line are not), which counts as a dead
+ * connection. After a failed connect: network errors wait 250 ms more per attempt, up to 16 s; HTTP
+ * errors 5 s, doubling, up to 320 s; 429 one minute, doubling, and at least until {@code
+ * x-rate-limit-reset} when the platform sends it; an event not taken 1 s, doubling, up to 16 s.
+ * Every wait gets up to 10% of jitter on top. 401 and 403 do not heal by retrying: the stream stops
+ * with one ERROR line naming which step was refused and why ({@link #refusal()}), {@link
+ * #healthy()} turns false and {@link #awaitStopped} returns. One INFO line per connect, one WARN
+ * line when an outage starts and one INFO line when it ends; not a line per attempt. The client's
+ * request time-out bounds each connect's answer whole (the token fetch and a refused connect's
+ * error body included): an answer it cuts short is a failed connect like any other. The platform's
+ * text in a log line (error objects, refusal bodies) is escaped and cut at 300 characters.
  *
  * <h2>Backfill</h2>
  *
@@ -189,7 +191,10 @@ public final class ActivityStream implements AutoCloseable {
   private final StreamMetrics metrics;
   private final ConsumerFeed feed;
   private final int maxLineBytes;
+  private final Duration stallTimeout;
   private final ExecutorService reader;
+  // Counted down once the stream stopped for good: refused, or closed.
+  private final CountDownLatch stopped = new CountDownLatch(1);
 
   private final Object lock = new Object();
   // All guarded by lock.
@@ -221,6 +226,7 @@ public final class ActivityStream implements AutoCloseable {
     this.feed =
         new ConsumerFeed(consumer, b.handOffCapacity, this::covered, this::taken, b.observations);
     this.maxLineBytes = consumer.maxBodyBytes();
+    this.stallTimeout = b.stallTimeout;
     this.reader =
         Executors.newSingleThreadExecutor(
             r -> {
@@ -283,11 +289,31 @@ public final class ActivityStream implements AutoCloseable {
     }
   }
 
-  /** Why the platform refused the stream (401/403), when it did. */
+  /**
+   * Why the platform refused the stream (401/403), when it did: which call was refused (the token
+   * request with the API key and secret, or the stream with the bearer token), its status and
+   * problem, and what to check. The same text as the ERROR line; never a secret.
+   */
   public Optional<String> refusal() {
     synchronized (lock) {
       return Optional.ofNullable(refusal);
     }
+  }
+
+  /**
+   * Waits until the stream stopped for good, for at most {@code timeout}: the platform refused the
+   * credentials ({@link State#REFUSED}; {@link #refusal()} says why) or {@link #close()} finished.
+   * For a {@code main} whose only work is the stream: start it, then wait here in a loop (a
+   * shutdown hook calls {@link #close()}); the stream's own threads are daemons and keep no JVM
+   * alive.
+   *
+   * @param timeout the longest wait; zero or negative only looks
+   * @return true when the stream stopped for good, false when the time ran out first
+   * @throws InterruptedException when the waiting thread is interrupted
+   */
+  public boolean awaitStopped(Duration timeout) throws InterruptedException {
+    Objects.requireNonNull(timeout, "timeout");
+    return stopped.await(Math.max(0, timeout.toNanos()), TimeUnit.NANOSECONDS);
   }
 
   /** Tests only: the clock reading of the last byte received. */
@@ -340,6 +366,7 @@ public final class ActivityStream implements AutoCloseable {
       clock.shutdown();
     }
     log.info("Activity stream closed");
+    stopped.countDown();
   }
 
   // ---- connecting ----
@@ -385,13 +412,19 @@ public final class ActivityStream implements AutoCloseable {
       response = client.openActivityStream(minutes);
     } catch (WebhookApiException e) {
       // The token itself could not be had (POST /oauth2/token).
+      String problem = StreamMessages.problem(e.body());
       if (e.status() == 401 || e.status() == 403) {
-        refuse(e.status(), "the API key and secret were refused when fetching the bearer token");
-      } else {
+        refuse(StreamMessages.refusedToken(e.status(), problem));
+      } else if (e.status() == 429) {
         failed(
-            e.status() == 429 ? Cause.RATE_LIMITED : Cause.HTTP,
-            "token request answered " + e.status(),
-            null);
+            Cause.RATE_LIMITED,
+            "token request answered HTTP 429" + problem,
+            e.rateLimitReset()
+                .map(reset -> Duration.between(clock.now(), reset))
+                .filter(until -> !until.isNegative())
+                .orElse(null));
+      } else {
+        failed(Cause.HTTP, "token request answered HTTP " + e.status() + problem, null);
       }
       return;
     } catch (IOException e) {
@@ -408,7 +441,7 @@ public final class ActivityStream implements AutoCloseable {
     }
     String problem = StreamMessages.problem(StreamMessages.readBounded(response.body()));
     if (status == 401 || status == 403) {
-      refuse(status, problem);
+      refuse(StreamMessages.refusedStream(status, problem));
     } else if (status == 429) {
       failed(
           Cause.RATE_LIMITED,
@@ -419,8 +452,7 @@ public final class ActivityStream implements AutoCloseable {
     }
   }
 
-  private void refuse(int status, String problem) {
-    String line = "HTTP " + status + problem + ": " + StreamMessages.refusalCause(status);
+  private void refuse(String line) {
     synchronized (lock) {
       if (state == State.CLOSED) {
         return;
@@ -430,6 +462,7 @@ public final class ActivityStream implements AutoCloseable {
     }
     metrics.connected(false);
     log.error("Activity stream refused, not retrying: {}", line);
+    stopped.countDown();
   }
 
   /** A connect that failed: one WARN when this starts an outage, then the platform's wait. */
@@ -473,7 +506,7 @@ public final class ActivityStream implements AutoCloseable {
       outage.connected();
       progressNanos = now;
       paused = false;
-      pending = clock.schedule(STALL_TIMEOUT, () -> checkStall(number));
+      pending = clock.schedule(stallTimeout, () -> checkStall(number));
     }
     metrics.connected(true);
     metrics.backfill(minutes);
@@ -521,7 +554,7 @@ public final class ActivityStream implements AutoCloseable {
           default -> Duration.ZERO;
         };
     synchronized (lock) {
-      outage.failed(StreamMessages.describeEnd(cause), wait);
+      outage.failed(StreamMessages.describeEnd(cause, stallTimeout), wait);
     }
     metrics.reconnect(cause.tag);
     reconnectAfter(wait);
@@ -604,8 +637,8 @@ public final class ActivityStream implements AutoCloseable {
         return;
       }
       long idle = clock.nanoTime() - progressNanos;
-      if (paused || idle < STALL_TIMEOUT.toNanos()) {
-        Duration next = paused ? STALL_TIMEOUT : STALL_TIMEOUT.minusNanos(idle);
+      if (paused || idle < stallTimeout.toNanos()) {
+        Duration next = paused ? stallTimeout : stallTimeout.minusNanos(idle);
         pending = clock.schedule(next, () -> checkStall(number));
         return;
       }
@@ -690,6 +723,7 @@ public final class ActivityStream implements AutoCloseable {
     private final WebhookClient client;
     private int backfillMinutes = MAX_BACKFILL_MINUTES;
     private int handOffCapacity = DEFAULT_HAND_OFF_CAPACITY;
+    private Duration stallTimeout = STALL_TIMEOUT;
     private boolean webhookCatchUp;
     private StreamMetrics metrics = StreamMetrics.NONE;
     private StreamObservations observations = StreamObservations.NONE;
@@ -730,6 +764,23 @@ public final class ActivityStream implements AutoCloseable {
             "handOffCapacity must be between 1 and 1000000, was " + capacity);
       }
       this.handOffCapacity = capacity;
+      return this;
+    }
+
+    /**
+     * How long without a complete line counts as a dead connection, 1 s to 5 minutes (default
+     * {@link ActivityStream#STALL_TIMEOUT}, the platform's rule: its keep-alive newline comes more
+     * often). Shorter than the platform's keep-alive interval replaces every quiet connection; it
+     * is for a simulator that sends keep-alives faster.
+     */
+    public Builder stallTimeout(Duration timeout) {
+      Objects.requireNonNull(timeout, "timeout");
+      if (timeout.compareTo(Duration.ofSeconds(1)) < 0
+          || timeout.compareTo(Duration.ofMinutes(5)) > 0) {
+        throw new IllegalArgumentException(
+            "stallTimeout must be between 1 s and 5 minutes, was " + timeout);
+      }
+      this.stallTimeout = timeout;
       return this;
     }
 

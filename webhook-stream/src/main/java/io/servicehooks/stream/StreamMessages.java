@@ -26,27 +26,51 @@ final class StreamMessages {
 
   private StreamMessages() {}
 
-  /** What the user should check after a 401 or 403. */
-  static String refusalCause(int status) {
-    return status == 401
-        ? "the bearer token is not valid (revoked, expired or wrong): check"
-            + " SERVICE_BEARER_TOKEN, or SERVICE_API_KEY and SERVICE_API_SECRET"
-        : "the app may not open the activity stream (its access level, or the endpoint is not"
-            + " enabled for it)";
+  /**
+   * The refusal line when the token request ({@code POST /oauth2/token}) answered 401 or 403: the
+   * API key and secret were refused, so no bearer token was had and the stream was never asked.
+   *
+   * @param problem the answer's {@link #problem}, or empty
+   */
+  static String refusedToken(int status, String problem) {
+    return "POST /oauth2/token answered HTTP "
+        + status
+        + problem
+        + ": the platform refused the API key and secret, so no bearer token could be fetched"
+        + " (check SERVICE_API_KEY and SERVICE_API_SECRET)";
+  }
+
+  /**
+   * The refusal line when the stream ({@code GET /2/activity/stream}) answered 401 or 403 to the
+   * bearer token: 401, the token is not valid; 403, it is, but the app may not open the stream.
+   *
+   * @param problem the answer's {@link #problem}, or empty
+   */
+  static String refusedStream(int status, String problem) {
+    return "GET /2/activity/stream answered HTTP "
+        + status
+        + problem
+        + ": "
+        + (status == 401
+            ? "the bearer token is not valid (revoked, expired or wrong): check SERVICE_BEARER_TOKEN, or SERVICE_API_KEY and SERVICE_API_SECRET"
+            : "the platform accepted the bearer token but refused the app the activity stream"
+                + " (its access level, or the endpoint is not enabled for it)");
   }
 
   /** Why a connection ended, for the outage line. */
-  static String describeEnd(Cause cause) {
+  static String describeEnd(Cause cause, Duration stallTimeout) {
     return switch (cause) {
-      case STALLED ->
-          "no complete line for "
-              + ActivityStream.STALL_TIMEOUT.toSeconds()
-              + " s (stalled connection)";
+      case STALLED -> "no complete line for " + seconds(stallTimeout) + " (stalled connection)";
       case DISCONNECT_MESSAGE -> "the platform ended the connection with a disconnect message";
       case TOO_MANY_CONNECTIONS -> "the platform ended the connection: too many connections";
       case NOT_TAKEN -> "an event could not be taken by the consumer";
       default -> "the connection dropped";
     };
+  }
+
+  /** {@code 20 s}, or {@code 1500 ms} when not whole seconds. */
+  private static String seconds(Duration d) {
+    return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
   }
 
   /** The wait until {@code x-rate-limit-reset} (epoch seconds), or null when absent or past. */

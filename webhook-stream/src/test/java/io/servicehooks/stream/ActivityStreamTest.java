@@ -602,4 +602,91 @@ final class ActivityStreamTest {
             });
     assertThat(registry.get("webhook.stream.connected").gauge().value()).isZero();
   }
+
+  @Test
+  void stream_wrongApiSecret_refusedAtTheTokenStep_lineNamesTheStepAndTheCredentials()
+      throws Exception {
+    simulator();
+    WebhookClient client =
+        WebhookClient.builder()
+            .baseUrl(simulator.baseUrl())
+            .apiCredentials(simulator.apiKey(), "not-the-secret-of-the-app")
+            .build();
+    ActivityStream stream = started(stream(consumer(), client));
+
+    assertThat(stream.awaitStopped(Duration.ofSeconds(10))).isTrue();
+    assertThat(stream.state()).isEqualTo(ActivityStream.State.REFUSED);
+    String line = lines(Level.ERROR).get(0);
+    assertThat(lines(Level.ERROR)).hasSize(1);
+    assertThat(stream.refusal()).get().asString().isEqualTo(line.substring(line.indexOf("POST")));
+    assertThat(line)
+        .contains("POST /oauth2/token answered HTTP 403 (")
+        .contains("refused the API key and secret")
+        .contains("SERVICE_API_KEY and SERVICE_API_SECRET")
+        .doesNotContain("may not open", "activity stream (its access level", "not-the-secret")
+        .doesNotContainPattern("HTTP [0-9]{3}[A-Za-z]");
+    assertThat(simulator.openStreams()).isEmpty();
+  }
+
+  @Test
+  void stream_forbiddenStream_lineSaysTheTokenWasAcceptedButTheStreamRefused() throws Exception {
+    simulator();
+    simulator.enqueueStreamFault(StreamFault.forbidden());
+    ActivityStream stream = started(stream(consumer(), client()));
+
+    assertThat(stream.awaitStopped(Duration.ofSeconds(10))).isTrue();
+    assertThat(stream.refusal())
+        .get()
+        .asString()
+        .startsWith("GET /2/activity/stream answered HTTP 403")
+        .contains("refused the app the activity stream")
+        .doesNotContain("API key and secret");
+  }
+
+  @Test
+  void awaitStopped_whileConnected_timesOut_thenReturnsOnceClosed() throws Exception {
+    simulator();
+    ActivityStream stream = started(stream(consumer(), client()));
+    awaitConnected(stream, 1);
+
+    assertThat(stream.awaitStopped(Duration.ofMillis(50))).isFalse();
+    assertThat(stream.awaitStopped(Duration.ZERO)).isFalse();
+
+    Thread closer = new Thread(stream::close);
+    closer.start();
+    assertThat(stream.awaitStopped(Duration.ofSeconds(15))).isTrue();
+    assertThat(stream.state()).isEqualTo(ActivityStream.State.CLOSED);
+    closer.join(5_000);
+  }
+
+  @Test
+  void stallTimeout_setTo5s_stallDetectedAfter5sAndNamedInTheOutageLine() {
+    simulator();
+    ActivityStream stream =
+        started(stream(consumer(), client()).stallTimeout(Duration.ofSeconds(5)));
+    awaitConnected(stream, 1);
+    simulator.stallStreams();
+
+    clock.advance(Duration.ofSeconds(4));
+    assertThat(reconnects("stalled")).isZero();
+    clock.advance(Duration.ofSeconds(1));
+
+    await().until(() -> reconnects("stalled") == 1.0);
+    assertThat(lines(Level.WARN))
+        .anySatisfy(l -> assertThat(l).contains("no complete line for 5 s (stalled connection)"));
+    awaitConnected(stream, 1);
+  }
+
+  @Test
+  void stallTimeout_outsideOneSecondToFiveMinutes_refusedNamingTheValue() {
+    simulator();
+    ActivityStream.Builder builder = stream(consumer(), client());
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> builder.stallTimeout(Duration.ofMillis(999)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("stallTimeout must be between 1 s and 5 minutes, was PT0.999S");
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> builder.stallTimeout(Duration.ofMinutes(6)))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
 }

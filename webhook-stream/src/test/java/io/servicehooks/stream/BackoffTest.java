@@ -49,6 +49,16 @@ final class BackoffTest {
   }
 
   @Test
+  void rateLimited_doublingAndAFarReset_cappedAt16Minutes() {
+    Backoff backoff = new Backoff(() -> 0);
+    assertThat(take(7, () -> backoff.rateLimited(null)))
+        .extracting(Duration::toSeconds)
+        .containsExactly(60L, 120L, 240L, 480L, 960L, 960L, 960L);
+    Backoff reset = new Backoff(() -> 0);
+    assertThat(reset.rateLimited(Duration.ofHours(1))).isEqualTo(Duration.ofMinutes(16));
+  }
+
+  @Test
   void reset_afterData_startsEachRuleAgain() {
     Backoff backoff = new Backoff(() -> 0);
     backoff.network();

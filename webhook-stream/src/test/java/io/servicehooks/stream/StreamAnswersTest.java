@@ -37,6 +37,7 @@ final class StreamAnswersTest {
   private final ManualClock clock = new ManualClock(Instant.parse("2026-03-20T10:00:00Z"));
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
   private final ListAppender<ILoggingEvent> logs = new ListAppender<>();
+  private final List<String> handled = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   @BeforeEach
   void captureLogs() {
@@ -59,10 +60,15 @@ final class StreamAnswersTest {
   }
 
   private ActivityStream started(WebhookClient.Builder client) {
+    return started(client, WebhookConsumer.builder());
+  }
+
+  private ActivityStream started(WebhookClient.Builder client, WebhookConsumer.Builder settings) {
     WebhookConsumer consumer =
-        WebhookConsumer.builder()
+        settings
             .consumerSecrets("consumer-secret-for-the-stream-tests")
-            .onAny(event -> {})
+            .meterRegistry(registry)
+            .onAny(event -> handled.add(event.id()))
             .build();
     ActivityStream stream =
         ActivityStream.builder(consumer, client.requestTimeout(Duration.ofSeconds(1)).build())
@@ -252,5 +258,36 @@ final class StreamAnswersTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("backfillMinutes must be between 1 and 5, was 0")
         .hasMessageContaining("would lose every event the consumer could not take");
+  }
+
+  @Test
+  void lineLongerThanTheBodyLimit_droppedWholeAndCounted_nextLineHandledOnTheSameConnection()
+      throws Exception {
+    RawHttpServer server = platform((request, out) -> out.write(OK_HEAD).hold());
+    ActivityStream stream =
+        started(withToken(server), WebhookConsumer.builder().maxBodyBytes(2048));
+    await().atMost(BOUND).until(() -> stream.state() == ActivityStream.State.CONNECTED);
+
+    String big =
+        io.servicehooks.testkit.Events.activity(
+            "big",
+            "post.create",
+            java.util.Map.of("user_id", "1"),
+            null,
+            java.util.Map.of("text", "x".repeat(20_000)));
+    String small =
+        io.servicehooks.testkit.Events.activity(
+            "small", "post.create", java.util.Map.of("user_id", "1"), null, java.util.Map.of());
+    // The long line arrives in pieces, as a slow platform sends it.
+    RawHttpServer.Connection connection = server.connections().get(0);
+    connection.write(big.substring(0, 10_000));
+    connection.write(big.substring(10_000) + "\n" + small + "\n");
+
+    await().atMost(BOUND).until(() -> handled.contains("small"));
+    assertThat(handled).containsExactly("small");
+    assertThat(registry.get("webhook.deliveries").tag("outcome", "too_large").counter().count())
+        .isEqualTo(1.0);
+    assertThat(server.requests()).hasSize(1); // the connection was kept
+    assertThat(stream.state()).isEqualTo(ActivityStream.State.CONNECTED);
   }
 }

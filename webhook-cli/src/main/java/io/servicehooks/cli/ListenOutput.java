@@ -1,39 +1,48 @@
 package io.servicehooks.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.IOException;
+import io.servicehooks.core.WebhookEvent;
+import io.servicehooks.core.WebhookListener;
 import java.io.PrintWriter;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.function.Predicate;
 
 /**
- * What {@code servicehooks listen} does with each line of the stream: reports the platform's error
- * objects, drops events the filter does not match, forwards the rest when asked, and prints one
- * line per event (text, or JSON with {@code --json}).
+ * The listener of {@code servicehooks listen}: forwards each event the stream hands it when asked,
+ * and prints one line for it (text, or JSON with {@code --json}); an event the local consumer did
+ * not take is also reported on standard error. Runs on the stream's one listener thread, so events
+ * are printed in the stream's order.
  */
-final class StreamLines {
+final class ListenOutput implements WebhookListener {
 
-  private final Predicate<String> events;
+  private static final ObjectMapper JSON = new ObjectMapper();
+
   private final EventForwarder forwarder;
   private final boolean json;
   private final PrintWriter out;
   private final PrintWriter err;
   private final Clock clock;
+  private final Runnable connected;
+
+  // The event printed last: when two --events patterns match one type, the consumer's router
+  // calls this listener once per pattern with the same event, and it is printed once.
+  private WebhookEvent last;
 
   /**
    * @param forwarder where to forward each event, or null
+   * @param connected told before each event is printed (an event means the stream is connected)
    */
-  StreamLines(
-      Predicate<String> events,
+  ListenOutput(
       EventForwarder forwarder,
       boolean json,
       PrintWriter out,
       PrintWriter err,
-      Clock clock) {
-    this.events = events;
+      Clock clock,
+      Runnable connected) {
+    this.connected = connected;
     this.forwarder = forwarder;
     this.json = json;
     this.out = out;
@@ -41,38 +50,21 @@ final class StreamLines {
     this.clock = clock;
   }
 
-  void onLine(byte[] bytes) {
-    JsonNode root;
-    try {
-      root = StreamTap.JSON.readTree(bytes);
-    } catch (IOException e) {
-      err.println("skipped a line that is not JSON (" + bytes.length + " bytes)");
-      err.flush();
+  @Override
+  public void onEvent(WebhookEvent event) throws Exception {
+    if (event == last) {
       return;
     }
-    if (root == null) {
-      return;
-    }
-    if (root.has("errors")) {
-      for (JsonNode error : root.path("errors")) {
-        err.println(
-            "stream: "
-                + Printable.of(
-                    error.path("title").asText("error")
-                        + (error.hasNonNull("detail") ? ": " + error.get("detail").asText() : "")));
-      }
-      err.flush();
-      return;
-    }
-    JsonNode data = root.path("data");
-    String type = data.path("event_type").asText("");
-    if (!events.test(type)) {
-      return;
-    }
+    last = event;
+    connected.run();
+    JsonNode delivery = event.delivery();
+    JsonNode data = delivery.has("data") ? delivery.get("data") : event.payload();
     Instant received = clock.instant();
-    EventForwarder.Forwarded forwarded = forwarder == null ? null : forwarder.forward(bytes);
+    EventForwarder.Forwarded forwarded =
+        forwarder == null ? null : forwarder.forward(JSON.writeValueAsBytes(delivery));
+    String type = event.originalType();
     if (json) {
-      ObjectNode node = StreamTap.JSON.createObjectNode();
+      ObjectNode node = JSON.createObjectNode();
       node.put("received_at", received.truncatedTo(ChronoUnit.MILLIS).toString());
       node.set("data", data);
       if (forwarded != null) {
@@ -94,8 +86,8 @@ final class StreamLines {
               .append(type.isEmpty() ? "(no type)" : Printable.of(type))
               .append("  ")
               .append(Printable.of(data.path("event_uuid").asText("-")));
-      JsonNode filter = data.path("filter");
-      filter
+      event
+          .filter()
           .fields()
           .forEachRemaining(
               f ->
