@@ -2,6 +2,7 @@ package io.servicehooks.cli;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.servicehooks.core.EventTypes;
 import java.time.Instant;
@@ -92,9 +93,13 @@ final class SampleEvents {
       }
     }
     if (!family.equals("oauth") && !family.equals("unknown")) {
-      data.putObject("includes")
-          .putArray("users")
-          .add(user(SUBSCRIBED_USER_ID, "servicehooks_demo"));
+      ArrayNode users =
+          data.putObject("includes")
+              .putArray("users")
+              .add(user(SUBSCRIBED_USER_ID, "servicehooks_demo"));
+      if (family.equals("post") && isOthersPost(eventType)) {
+        users.add(user(OTHER_USER_ID, "another_account"));
+      }
     }
     try {
       return JSON.writeValueAsBytes(root);
@@ -144,17 +149,29 @@ final class SampleEvents {
     return "unknown";
   }
 
+  /**
+   * A post object: the subscribed user's own for {@code post.create}; for a mention, reply, quote
+   * or repost another user's post that mentions the subscribed user (and answers, quotes or reposts
+   * one of theirs).
+   */
   private static void post(ObjectNode payload, String eventType, String postId, String createdAt) {
+    boolean own = !isOthersPost(eventType);
+    String theirs = "1877000000000000000";
     payload
         .put("id", postId)
-        .put("text", "Sample post sent by servicehooks send (" + eventType + ")")
-        .put("author_id", SUBSCRIBED_USER_ID)
+        .put(
+            "text",
+            (own ? "" : "@servicehooks_demo ")
+                + "Sample post sent by servicehooks send ("
+                + eventType
+                + ")")
+        .put("author_id", own ? SUBSCRIBED_USER_ID : OTHER_USER_ID)
         .put("created_at", createdAt)
         .put("lang", "en")
-        .put("conversation_id", postId);
+        .put("conversation_id", eventType.contains("reply") ? theirs : postId);
     payload.putArray("edit_history_post_ids").add(postId);
     if (eventType.contains("reply")) {
-      payload.put("in_reply_to_user_id", OTHER_USER_ID);
+      payload.put("in_reply_to_user_id", SUBSCRIBED_USER_ID);
     }
     if (eventType.contains("quote")
         || eventType.contains("repost")
@@ -163,20 +180,26 @@ final class SampleEvents {
           eventType.contains("quote")
               ? "quoted"
               : eventType.contains("repost") ? "reposted" : "replied_to";
-      payload
-          .putArray("referenced_posts")
-          .addObject()
-          .put("type", kind)
-          .put("id", "1877000000000000000");
+      payload.putArray("referenced_posts").addObject().put("type", kind).put("id", theirs);
     }
-    if (eventType.contains("mention")) {
+    if (!own) {
       payload
           .putObject("entities")
           .putArray("mentions")
           .addObject()
+          .put("start", 0)
+          .put("end", "@servicehooks_demo".length())
           .put("username", "servicehooks_demo")
           .put("id", SUBSCRIBED_USER_ID);
     }
+  }
+
+  /** Whether the sample post of the type is another user's, about the subscribed user. */
+  private static boolean isOthersPost(String eventType) {
+    return eventType.contains("mention")
+        || eventType.contains("reply")
+        || eventType.contains("quote")
+        || eventType.contains("repost");
   }
 
   private static void profile(ObjectNode payload, String type) {

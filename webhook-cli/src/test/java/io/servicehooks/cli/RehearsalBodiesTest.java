@@ -5,6 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.servicehooks.core.WebhookConsumer;
 import io.servicehooks.core.WebhookRequest;
 import io.servicehooks.core.WebhookResponse;
+import io.servicehooks.core.payload.DirectMessage;
+import io.servicehooks.core.payload.Followed;
+import io.servicehooks.core.payload.LikeCreated;
+import io.servicehooks.core.payload.OAuthRevoked;
+import io.servicehooks.core.payload.PostCreated;
+import io.servicehooks.core.payload.PostDeleted;
+import io.servicehooks.core.payload.ProfileUpdated;
+import io.servicehooks.core.payload.ReplayJobStatus;
+import io.servicehooks.core.payload.SpaceEvent;
 import io.servicehooks.testkit.TestSigner;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -18,7 +27,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Every body docs/send-bodies.md shows for {@code send --body} is accepted by a real consumer and
- * gives the event type the page says, in the page's order.
+ * gives the event type the page says, in the page's order, and fills its payload record.
  */
 final class RehearsalBodiesTest {
 
@@ -34,8 +43,21 @@ final class RehearsalBodiesTest {
       bodies.add(m.group(1).strip());
     }
     List<String> types = new CopyOnWriteArrayList<>();
+    List<Object> records = new CopyOnWriteArrayList<>();
     WebhookConsumer consumer =
-        WebhookConsumer.builder().consumerSecrets("s").onAny(e -> types.add(e.type())).build();
+        WebhookConsumer.builder()
+            .consumerSecrets("s")
+            .onAny(e -> types.add(e.type()))
+            .on(PostCreated.class, records::add)
+            .on(PostDeleted.class, records::add)
+            .on(ProfileUpdated.class, records::add)
+            .on(Followed.class, records::add)
+            .on(LikeCreated.class, records::add)
+            .on(SpaceEvent.class, records::add)
+            .on(DirectMessage.class, records::add)
+            .on(OAuthRevoked.class, records::add)
+            .on(ReplayJobStatus.class, records::add)
+            .build();
 
     for (String body : bodies) {
       byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
@@ -54,6 +76,7 @@ final class RehearsalBodiesTest {
             "like.create",
             "spaces.start",
             "dm.received",
+            "dm.received",
             "oauth.revoke",
             "post.create",
             "like.create",
@@ -61,5 +84,17 @@ final class RehearsalBodiesTest {
             "dm.received",
             "oauth.revoke",
             "replay.job_status");
+    // every body fills its record (a missing required field would have answered 500)
+    assertThat(records).hasSameSizeAs(bodies);
+    assertThat(records)
+        .filteredOn(DirectMessage.class::isInstance)
+        .hasSize(3)
+        .allSatisfy(
+            r -> {
+              DirectMessage dm = (DirectMessage) r;
+              assertThat(dm.senderId()).isEqualTo("783214");
+              assertThat(dm.recipientId()).isEqualTo("2244994945");
+              assertThat(dm.text()).isEqualTo("hi");
+            });
   }
 }

@@ -2,6 +2,7 @@ package io.servicehooks.core;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.node.MissingNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -106,13 +107,13 @@ final class LazyJson {
   }
 
   /** Maps straight from the bytes when no tree was built yet. */
-  <T> T as(ObjectMapper with, Class<T> type) throws IOException {
+  <T> T as(ObjectReader with, Class<T> type) throws IOException {
     JsonNode n = node;
     if (n == null && bytes != null) {
-      return with.readValue(bytes, offset, length, type);
+      return with.readValue(bytes, offset, length);
     }
     if (n == null && text != null) {
-      return with.readValue(text, type);
+      return with.readValue(text);
     }
     return with.treeToValue(node(), type);
   }

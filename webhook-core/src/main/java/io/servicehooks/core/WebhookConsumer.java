@@ -409,7 +409,9 @@ public final class WebhookConsumer implements AutoCloseable {
      * onto it: {@code on(PostCreated.class, post -> save(post.id(), post.text()))}. The record
      * names its types ({@code PostCreated}: {@code post.create} and the mention, reply, quote and
      * repost creations; {@code ProfileUpdated}: {@code profile.update.*}; ...), from either payload
-     * family; unknown fields are ignored.
+     * family; unknown fields are ignored. A payload that lacks one of the record's required fields
+     * fails the listener with {@link io.servicehooks.core.payload.MissingPayloadFieldException}. To
+     * see which type arrived, use {@link #onEvent(Class, TypedEventListener)}.
      *
      * @throws IllegalArgumentException for a class that is not one of those records
      */
@@ -418,6 +420,23 @@ public final class WebhookConsumer implements AutoCloseable {
       Objects.requireNonNull(listener, "listener");
       List<String> patterns = PayloadTypes.patterns(payloadType);
       return on(patterns, event -> listener.onPayload(event.payloadAs(payloadType)));
+    }
+
+    /**
+     * Routes the events of a payload record's family, as {@link #on(Class, PayloadListener)} does,
+     * to a listener that also takes the event: {@code onEvent(PostCreated.class, (event, post) ->
+     * ...)} sees {@code event.type()} ({@code post.create}, {@code post.mention.create}, ...),
+     * {@code event.id()} and {@code event.forUserId()} beside the record. A payload that lacks one
+     * of the record's required fields fails the listener with {@link
+     * io.servicehooks.core.payload.MissingPayloadFieldException}.
+     *
+     * @throws IllegalArgumentException for a class that is not one of those records
+     */
+    public <T> Builder onEvent(Class<T> payloadType, TypedEventListener<? super T> listener) {
+      Objects.requireNonNull(payloadType, "payloadType");
+      Objects.requireNonNull(listener, "listener");
+      List<String> patterns = PayloadTypes.patterns(payloadType);
+      return on(patterns, event -> listener.onEvent(event, event.payloadAs(payloadType)));
     }
 
     /** Adds a listener for every event. */

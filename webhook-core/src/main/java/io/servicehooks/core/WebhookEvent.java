@@ -1,7 +1,10 @@
 package io.servicehooks.core;
 
+import com.fasterxml.jackson.databind.InjectableValues;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
+import io.servicehooks.core.payload.MissingPayloadFieldException;
 import java.io.IOException;
 import java.util.Objects;
 import java.util.Optional;
@@ -124,16 +127,35 @@ public final class WebhookEvent {
   }
 
   /**
-   * Maps the payload onto the caller's own type with the consumer's {@code ObjectMapper}; unknown
-   * properties are ignored.
+   * Maps the payload onto the caller's own type, or a record of {@link
+   * io.servicehooks.core.payload} (which may also read the event: the envelope's {@code includes},
+   * the subscribed user), with the consumer's {@code ObjectMapper}; unknown properties are ignored.
    *
+   * @throws io.servicehooks.core.payload.MissingPayloadFieldException if {@code type} is a record
+   *     of {@link io.servicehooks.core.payload} and the payload lacks one of its required fields;
+   *     the message names the event, the record and the field
    * @throws IllegalArgumentException if the payload does not fit {@code type}
    */
   public <T> T payloadAs(Class<T> type) {
     Objects.requireNonNull(type, "type");
     try {
-      return payload.as(mapper, type);
+      ObjectReader reader = mapper.readerFor(type);
+      if (PayloadTypes.PATTERNS.containsKey(type)) {
+        // The records of io.servicehooks.core.payload may read the event beside the payload (the
+        // envelope's includes, the subscribed user); a caller's own type keeps the mapper's
+        // injectable values.
+        reader = reader.with(new InjectableValues.Std().addValue(WebhookEvent.class, this));
+      }
+      return payload.as(reader, type);
     } catch (IOException e) {
+      for (Throwable cause = e.getCause(); cause != null; cause = cause.getCause()) {
+        if (cause instanceof MissingPayloadFieldException missing) {
+          throw new MissingPayloadFieldException(
+              missing.record(),
+              missing.field(),
+              "payload of " + this.type + " event " + id + ": " + missing.getMessage());
+        }
+      }
       throw new IllegalArgumentException(
           "payload of " + this.type + " event " + id + " does not map to " + type.getName(), e);
     }

@@ -90,14 +90,16 @@ public final class Events {
    * A sample activity envelope of any event type for {@code userId}, with a fresh positive {@code
    * event_uuid}, the tag {@code servicehooks-trigger} and a payload shaped for the type's family
    * (docs/protocol.md#activity-envelope): what {@code servicehooks trigger} and {@code POST
-   * /_sim/trigger} send. An unknown type gets an empty payload: new types keep appearing and a
-   * consumer must accept them.
+   * /_sim/trigger} send. A {@code post.create} is the user's own post; a mention, reply, quote or
+   * repost is another user's post that mentions the user (with {@code includes.users}); a direct
+   * message names its one-to-one {@code dm_conversation_id}. An unknown type gets an empty payload:
+   * new types keep appearing and a consumer must accept them.
    */
   public static String sample(String eventType, String userId) {
     Objects.requireNonNull(eventType, "eventType");
     Objects.requireNonNull(userId, "userId");
     ThreadLocalRandom random = ThreadLocalRandom.current();
-    String other = "783214";
+    String other = SAMPLE_OTHER_USER_ID;
     String postId = Long.toString(1_900_000_000_000_000_000L + random.nextLong(1_000_000_000L));
     String createdAt = now();
     String type = eventType.toLowerCase(java.util.Locale.ROOT);
@@ -119,11 +121,7 @@ public final class Events {
     if (type.equals("post.delete")) {
       payload.put("id", postId).put("author_id", userId);
     } else if (type.startsWith("post.")) {
-      payload
-          .put("id", postId)
-          .put("text", "Sample post from servicehooks trigger (" + eventType + ")")
-          .put("author_id", userId)
-          .put("created_at", createdAt);
+      samplePost(payload, type, eventType, userId, postId, createdAt);
     } else if (type.startsWith("profile.update.") || type.startsWith("profile")) {
       payload.put("before", "Old value").put("after", "New value from servicehooks trigger");
     } else if (type.startsWith("follow.")
@@ -139,10 +137,13 @@ public final class Events {
       ObjectNode event = payload.putArray("direct_message_events").addObject();
       event.put("id", Long.toString(random.nextLong(1_000_000_000L, 9_000_000_000L)));
       event.put("event_type", "MessageCreate");
+      event.put("dm_conversation_id", other + "-" + userId);
       event.put("sender_id", sent ? userId : other);
       event.put("text", "Sample direct message from servicehooks trigger");
       event.put("created_at", createdAt);
-      payload.putObject("users").putObject(userId).put("id", userId);
+      ObjectNode users = payload.putObject("users");
+      users.set(userId, sampleUser(userId, SAMPLE_USERNAME));
+      users.set(other, sampleUser(other, SAMPLE_OTHER_USERNAME));
     } else if (type.equals("like.create")) {
       payload
           .put("id", Long.toString(random.nextLong(1_000_000_000L, 9_000_000_000L)))
@@ -154,7 +155,68 @@ public final class Events {
     } else if (type.equals("news.new")) {
       payload.put("id", "news-" + postId).put("headline", "Sample headline");
     }
+    if (type.startsWith("post.") && !type.equals("post.delete")) {
+      ArrayNode users = data.putObject("includes").putArray("users");
+      users.add(sampleUser(userId, SAMPLE_USERNAME));
+      users.add(sampleUser(other, SAMPLE_OTHER_USERNAME));
+    }
     return Json.string(root);
+  }
+
+  private static final String SAMPLE_OTHER_USER_ID = "783214";
+  private static final String SAMPLE_USERNAME = "servicehooks_demo";
+  private static final String SAMPLE_OTHER_USERNAME = "another_account";
+
+  /**
+   * A sample post object: the subscribed user's own for {@code post.create}; for a mention, reply,
+   * quote or repost another user's that mentions, answers, quotes or reposts the subscribed user.
+   */
+  private static void samplePost(
+      ObjectNode payload,
+      String type,
+      String eventType,
+      String userId,
+      String postId,
+      String createdAt) {
+    boolean own = type.equals("post.create");
+    String author = own ? userId : SAMPLE_OTHER_USER_ID;
+    String theirs = "1877000000000000000";
+    payload
+        .put("id", postId)
+        .put(
+            "text",
+            (own ? "" : "@" + SAMPLE_USERNAME + " ")
+                + "Sample post from servicehooks trigger ("
+                + eventType
+                + ")")
+        .put("author_id", author)
+        .put("created_at", createdAt)
+        .put("lang", "en")
+        .put("conversation_id", type.contains("reply") ? theirs : postId);
+    if (type.contains("reply")) {
+      payload.put("in_reply_to_user_id", userId);
+    }
+    if (type.contains("reply") || type.contains("quote") || type.contains("repost")) {
+      String kind =
+          type.contains("quote") ? "quoted" : type.contains("repost") ? "reposted" : "replied_to";
+      payload.putArray("referenced_posts").addObject().put("type", kind).put("id", theirs);
+    }
+    if (!own) {
+      payload
+          .putObject("entities")
+          .putArray("mentions")
+          .addObject()
+          .put("start", 0)
+          .put("end", SAMPLE_USERNAME.length() + 1)
+          .put("username", SAMPLE_USERNAME)
+          .put("id", userId);
+    }
+  }
+
+  private static ObjectNode sampleUser(String id, String username) {
+    ObjectNode user = Json.object();
+    user.put("id", id).put("name", username.replace('_', ' ')).put("username", username);
+    return user;
   }
 
   /** A fresh event id; like the samples, it may be negative. */

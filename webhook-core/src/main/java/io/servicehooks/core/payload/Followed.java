@@ -8,6 +8,9 @@ import com.fasterxml.jackson.databind.JsonNode;
  * shape): who acted and on whom, from {@code {source:{data:user}, target:{data:user}}} or a legacy
  * {@code follow_events} item ({@code {type, source, target}}).
  *
+ * <p>Both users, with their ids, are required: a payload without one fails with {@link
+ * MissingPayloadFieldException}; their username and name may be null.
+ *
  * @param source the user who followed (blocked, muted)
  * @param target the user followed
  */
@@ -16,6 +19,9 @@ public record Followed(User source, User target) {
   @JsonCreator(mode = JsonCreator.Mode.DELEGATING)
   static Followed of(JsonNode node) {
     return new Followed(
-        Nodes.user(Nodes.path(node, "source")), Nodes.user(Nodes.path(node, "target")));
+        Nodes.requiredUser(
+            Nodes.user(Nodes.path(node, "source")), "Followed", "source", "source id"),
+        Nodes.requiredUser(
+            Nodes.user(Nodes.path(node, "target")), "Followed", "target", "target id"));
   }
 }

@@ -8,6 +8,8 @@ import com.fasterxml.jackson.databind.JsonNode;
  * and after, as text when the platform sends text (a picture change may send an object: then its
  * JSON).
  *
+ * <p>Neither value is required: either may be null (a field set for the first time, or cleared).
+ *
  * @param before the old value
  * @param after the new value
  */

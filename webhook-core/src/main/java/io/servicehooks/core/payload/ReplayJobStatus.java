@@ -6,6 +6,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 /**
  * {@code replay.job_status}: the platform's word on a replay job.
  *
+ * <p>{@code webhookId}, {@code jobState} and {@code jobId} are required: a payload without one
+ * fails with {@link MissingPayloadFieldException}; the description may be null.
+ *
  * @param webhookId the webhook replayed
  * @param jobState {@code Complete} or {@code Incomplete}
  * @param jobStateDescription the platform's description
@@ -17,9 +20,10 @@ public record ReplayJobStatus(
   @JsonCreator(mode = JsonCreator.Mode.DELEGATING)
   static ReplayJobStatus of(JsonNode node) {
     return new ReplayJobStatus(
-        Nodes.text(node, "webhook_id"),
-        Nodes.text(node, "job_state"),
+        Nodes.required(
+            Nodes.text(node, "webhook_id"), "ReplayJobStatus", "webhookId", "webhook_id"),
+        Nodes.required(Nodes.text(node, "job_state"), "ReplayJobStatus", "jobState", "job_state"),
         Nodes.text(node, "job_state_description"),
-        Nodes.text(node, "job_id"));
+        Nodes.required(Nodes.text(node, "job_id"), "ReplayJobStatus", "jobId", "job_id"));
   }
 }
