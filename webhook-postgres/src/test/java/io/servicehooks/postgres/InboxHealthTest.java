@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -54,15 +55,18 @@ final class InboxHealthTest {
   @Test
   void everyLoop_errorOnce_startsOverAndReportsItAndLaterEventsAreDone() throws Exception {
     CountingDataSource ds = new CountingDataSource(pool);
-    // Once each: the writer's insert, the poller's take, the marker's done mark.
+    // Once each: the writer's insert, the poller's take, the marker's done mark. The poller polls
+    // from the start, so its error waits until the writer's has been seen in problem(), which
+    // shows the latest failure.
     Set<String> thrown = ConcurrentHashMap.newKeySet();
+    AtomicBoolean takeMayFail = new AtomicBoolean();
     ds.beforeExecute =
         sql -> {
           String which =
               sql.startsWith("INSERT INTO")
                   ? "insert"
                   : sql.startsWith("WITH due")
-                      ? "take"
+                      ? (takeMayFail.get() ? "take" : null)
                       : sql.contains("SET status = 'done'") ? "mark" : null;
           if (which != null && thrown.add(which)) {
             throw new OutOfMemoryError("simulated: " + which);
@@ -77,6 +81,7 @@ final class InboxHealthTest {
     assertThat(inbox.store(List.of(Events.post("first"))).toCompletableFuture())
         .failsWithin(Duration.ofSeconds(5));
     assertThat(inbox.problem()).get().asString().contains("writer failed");
+    takeMayFail.set(true);
     inbox.store(List.of(Events.post("first"))).toCompletableFuture().get(5, TimeUnit.SECONDS);
     // A row stored pending by another instance goes through the poller's take.
     schema.exec(
