@@ -230,9 +230,9 @@ public final class ActivityStream implements AutoCloseable {
     this.reader =
         Executors.newSingleThreadExecutor(
             r -> {
-              Thread t = new Thread(r, "servicehooks-stream-reader");
-              t.setDaemon(true);
-              return t;
+              // Not a daemon: a started stream keeps the JVM alive, as a server does, until
+              // close() or a refusal shuts this executor down.
+              return new Thread(r, "servicehooks-stream-reader");
             });
   }
 
@@ -246,7 +246,9 @@ public final class ActivityStream implements AutoCloseable {
 
   /**
    * Opens the stream on a thread of its own and returns at once; connection problems are handled by
-   * reconnecting and show in the log, the meters and {@link #healthy()}.
+   * reconnecting and show in the log, the meters and {@link #healthy()}. That thread is not a
+   * daemon: like a server, a started stream keeps the JVM running until {@link #close()} (from a
+   * shutdown hook, say) or until the platform refuses the credentials.
    *
    * @return this stream
    * @throws IllegalStateException when started before or closed
@@ -303,9 +305,9 @@ public final class ActivityStream implements AutoCloseable {
   /**
    * Waits until the stream stopped for good, for at most {@code timeout}: the platform refused the
    * credentials ({@link State#REFUSED}; {@link #refusal()} says why) or {@link #close()} finished.
-   * For a {@code main} whose only work is the stream: start it, then wait here in a loop (a
-   * shutdown hook calls {@link #close()}); the stream's own threads are daemons and keep no JVM
-   * alive.
+   * A started stream keeps the JVM alive by itself (its reader thread is not a daemon) until it is
+   * closed or refused, so a {@code main} may simply return after {@link #start()}; one that wants
+   * to act on a refusal (an exit code, say) waits here in a loop.
    *
    * @param timeout the longest wait; zero or negative only looks
    * @return true when the stream stopped for good, false when the time ran out first
@@ -462,6 +464,9 @@ public final class ActivityStream implements AutoCloseable {
     }
     metrics.connected(false);
     log.error("Activity stream refused, not retrying: {}", line);
+    // Runs on the reader, whose task ends right after: nothing is left to read, so the JVM may
+    // exit.
+    reader.shutdown();
     stopped.countDown();
   }
 
