@@ -9,7 +9,9 @@
 #   5. checks target/central-publishing/central-bundle.zip on its own (build/CheckBundle.java):
 #      exactly the modules of servicehooks.published, each with POM, jar, sources, javadoc and
 #      CycloneDX SBOM, checksums that match, complete POMs; then `gpg --verify`s every signature
-#      with a keyring that holds only the throwaway public key.
+#      with a keyring that holds only the throwaway public key,
+#   6. builds the README's pom with its bot and a JUnit 5 test against that release, with the
+#      wrapper and with the machine's own Maven (build/readme-pom-check.sh).
 # REHEARSAL_LOG=FILE keeps the release build's log there, REHEARSAL_BUNDLE=FILE the bundle.
 # Leaves nothing behind: the copy, the key and the local repository are in one temporary directory,
 # removed on exit. Maven resolves from a local repository of its own that reads ~/.m2/repository
@@ -105,4 +107,13 @@ while IFS= read -r file; do
   count=$((count + 1))
 done <"$work/signed.txt"
 files="$(cd "$work/bundle" && find . -type f | wc -l | tr -d ' ')"
+
+# 6. The README's pom, as a newcomer builds it, against the release just built.
+readme_version="$(awk '/<artifactId>servicehooks-bom<\/artifactId>/ { getline; print; exit }' "$root/README.md" |
+  sed 's:.*<version>\(.*\)</version>.*:\1:')"
+if [ "$readme_version" = "$release" ]; then
+  "$root/build/readme-pom-check.sh" "$work/m2" "$m2" || { say "FAILED: the README's pom (above)"; exit 1; }
+else
+  say "skipped the README's pom: it names $readme_version, this rehearsal builds $release"
+fi
 say "OK: $(du -k "$bundle" | cut -f1) KB bundle, $files files, $count signatures verified, checksums match, in $((SECONDS - started)) s"
