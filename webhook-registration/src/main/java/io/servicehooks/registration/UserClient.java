@@ -95,7 +95,7 @@ public final class UserClient {
    * token), as after a sign-out or a leak: from now on the platform refuses it, and the user must
    * sign in again.
    *
-   * @throws WebhookApiException {@link WebhookApiException.Reason#AUTHENTICATION} when the token
+   * @throws WebhookApiException {@link WebhookApiException.Reason#TOKEN_INVALID} when the token
    *     was revoked already
    */
   public void invalidateToken() throws IOException {
