@@ -43,6 +43,28 @@ public final class UserClient {
     this.subscriptions = new SubscriptionsResource(this.api);
   }
 
+  /**
+   * Looks posts up and creates them, for the user: {@link Posts#create} posts as the user, and a
+   * lookup sees what the user may see.
+   */
+  public Posts posts() {
+    return new Posts(api, true, CallObserver.NONE);
+  }
+
+  /** Sends direct messages as the user. */
+  public DirectMessages directMessages() {
+    return new DirectMessages(api, CallObserver.NONE);
+  }
+
+  /** The same client, its posts and direct messages traced by {@code observer}. */
+  Posts posts(CallObserver observer) {
+    return new Posts(api, true, observer);
+  }
+
+  DirectMessages directMessages(CallObserver observer) {
+    return new DirectMessages(api, observer);
+  }
+
   /** The user's id, when the credentials name it. */
   public String userId() {
     return credentials.userId();
@@ -73,7 +95,7 @@ public final class UserClient {
    * token), as after a sign-out or a leak: from now on the platform refuses it, and the user must
    * sign in again.
    *
-   * @throws WebhookApiException {@link WebhookApiException.Reason#AUTHENTICATION} when the token
+   * @throws WebhookApiException {@link WebhookApiException.Reason#TOKEN_INVALID} when the token
    *     was revoked already
    */
   public void invalidateToken() throws IOException {
