@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -16,9 +17,9 @@ import java.util.regex.Pattern;
  * The answer of the post lookup under the platform's field rules: without fields a post is only
  * {@code id} and {@code text}; {@code post.fields}, {@code user.fields} and {@code media.fields}
  * add the named fields the object has; {@code expansions} put the referred objects under {@code
- * includes}, each once; a missing id is one {@code errors} entry; a malformed request is a 400
- * whose {@code errors[].parameters} names the parameter. Pure: it reads the stored objects through
- * the lookups it is given.
+ * includes}, each once, and keep the field each follows in the post ({@code author_id}); a missing
+ * id is one {@code errors} entry; a malformed request is a 400 whose {@code errors[].parameters}
+ * names the parameter. Pure: it reads the stored objects through the lookups it is given.
  */
 final class PostView {
 
@@ -176,13 +177,17 @@ final class PostView {
     Map<String, ObjectNode> includedMedia = new LinkedHashMap<>();
     ArrayNode data = Json.MAPPER.createArrayNode();
     ArrayNode notFound = Json.MAPPER.createArrayNode();
+    Set<String> primaryFields = new HashSet<>(postFields);
+    for (String expansion : expansions) {
+      primaryFields.add(expandedField(expansion));
+    }
     for (String id : ids) {
       ObjectNode post = posts.apply(id);
       if (post == null) {
         notFound.add(notFound(id, single != null ? "id" : "ids"));
         continue;
       }
-      data.add(select(post, postFields, Set.of("id", "text")));
+      data.add(select(post, primaryFields, Set.of("id", "text")));
       expand(
           post,
           expansions,
@@ -208,6 +213,20 @@ final class PostView {
       body.set("errors", notFound);
     }
     return SimResponse.ok(body);
+  }
+
+  /**
+   * The field of the primary post an expansion follows, which the answer carries with the expansion
+   * even when {@code post.fields} does not name it ({@code author_id} for {@code
+   * expansions=author_id}), as the platform's answers do: the reader joins on it.
+   */
+  private static String expandedField(String expansion) {
+    return switch (expansion) {
+      case "attachments.media_keys" -> "attachments";
+      case "referenced_posts.id", "referenced_posts.id.author_id" -> "referenced_posts";
+      case "entities.mentions.username" -> "entities";
+      default -> expansion; // author_id, in_reply_to_user_id, edit_history_post_ids
+    };
   }
 
   private void expand(

@@ -182,6 +182,17 @@ final class PostsApiTest {
   }
 
   @Test
+  void lookup_expansionWithoutItsField_thePostStillCarriesTheFieldItFollows() {
+    String id = simulator.addPost(ALICE, "one");
+
+    JsonNode body = json(get("/2/posts/" + id + "?expansions=author_id"));
+
+    // The reader joins the post to includes.users on author_id, as on the platform.
+    assertThat(fieldNames(body.get("data"))).containsExactlyInAnyOrder("id", "text", "author_id");
+    assertThat(body.get("data").get("author_id").asText()).isEqualTo(ALICE);
+  }
+
+  @Test
   void lookup_malformedIdOrOverHundred_400NamingIds() {
     String hundredOne =
         IntStream.rangeClosed(1, 101).mapToObj(Integer::toString).collect(Collectors.joining(","));

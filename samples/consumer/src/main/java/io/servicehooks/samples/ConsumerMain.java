@@ -1,7 +1,9 @@
 package io.servicehooks.samples;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import io.servicehooks.catchup.CatchUp;
+import io.servicehooks.core.WebhookConsumer;
 import io.servicehooks.registration.WebhookWatch;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -72,7 +74,102 @@ public final class ConsumerMain {
     }
   }
 
+  /**
+   * What a bot built on this jar adds to the standalone consumer (the reply bot's listeners, say),
+   * given the registries the consumer reports to: its meters ({@code /metrics}) and its
+   * observations (traced over OTLP when configured, else a no-op registry).
+   */
+  @FunctionalInterface
+  public interface Listeners {
+
+    /** No listeners of the caller's own. */
+    Listeners NONE = (builder, meters, observations) -> {};
+
+    /** Adds the listeners to {@code builder}. */
+    void addTo(
+        WebhookConsumer.Builder builder, MeterRegistry meters, ObservationRegistry observations);
+  }
+
+  /** The standalone consumer, started from a command line and an environment; close to stop. */
+  public static final class Running implements AutoCloseable {
+    private final StandaloneConsumer consumer;
+    private final WebhookWatch watch;
+    private final CatchUp catchUp;
+    private final Tracing tracing;
+
+    private Running(
+        StandaloneConsumer consumer, WebhookWatch watch, CatchUp catchUp, Tracing tracing) {
+      this.consumer = consumer;
+      this.watch = watch;
+      this.catchUp = catchUp;
+      this.tracing = tracing;
+    }
+
+    /** The port the webhook (or, with {@code DELIVERY=stream}, the probes) is served on. */
+    public int port() {
+      return consumer.port();
+    }
+
+    /** Stops, as SIGTERM does: the check, catch-up, the consumer, then the traces' exporter. */
+    @Override
+    public void close() {
+      if (watch != null) {
+        watch.close();
+      }
+      if (catchUp != null) {
+        catchUp.close();
+      }
+      consumer.close();
+      if (tracing != null) {
+        tracing.close(); // after the consumer: its last spans are exported too
+      }
+    }
+  }
+
   static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err)
+      throws Exception {
+    return run(args, env, out, err, Listeners.NONE);
+  }
+
+  /**
+   * Runs the standalone consumer as {@code main} does, with {@code listeners} added, until SIGTERM.
+   *
+   * @return the exit status: 0 after a clean stop, 2 for a configuration error (one line on {@code
+   *     err})
+   */
+  public static int run(
+      String[] args, Map<String, String> env, PrintStream out, PrintStream err, Listeners listeners)
+      throws Exception {
+    int[] exit = new int[1];
+    Running running = start(args, env, out, err, listeners, exit);
+    if (running == null) {
+      return exit[0];
+    }
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  running.close();
+                  stopped.countDown();
+                },
+                "servicehooks-shutdown"));
+    stopped.await();
+    return 0;
+  }
+
+  /**
+   * Starts the standalone consumer as {@code main} does, with {@code listeners} added, and returns
+   * it running; {@code null} after help, the demo, or a configuration error, with {@code exit[0]}
+   * the status {@code main} would exit with.
+   */
+  public static Running start(
+      String[] args,
+      Map<String, String> env,
+      PrintStream out,
+      PrintStream err,
+      Listeners listeners,
+      int[] exit)
       throws Exception {
     Command command;
     long listenerDelayMs;
@@ -97,14 +194,17 @@ public final class ConsumerMain {
       tracing = command.help() || command.demo() ? null : tracing(env);
     } catch (ConfigException e) {
       err.println("servicehooks-consumer: " + e.getMessage());
-      return 2;
+      exit[0] = 2;
+      return null;
     }
     if (command.help()) {
       out.println(USAGE);
-      return 0;
+      exit[0] = 0;
+      return null;
     }
     if (command.demo()) {
-      return Demo.run(command.settings(), out);
+      exit[0] = Demo.run(command.settings(), out);
+      return null;
     }
     StandaloneConsumer consumer;
     CatchUp[] catchUp = new CatchUp[1];
@@ -127,6 +227,10 @@ public final class ConsumerMain {
                   catchUp[0] = CatchUpWiring.build(catchUpConfig, registry);
                   catchUp[0].install(b);
                 }
+                listeners.addTo(
+                    b,
+                    registry,
+                    tracing == null ? ObservationRegistry.NOOP : tracing.observationRegistry());
               },
               streamConfig,
               catchUpConfig != null,
@@ -135,7 +239,8 @@ public final class ConsumerMain {
       if (tracing != null) {
         tracing.close();
       }
-      return refused(e, err);
+      exit[0] = refused(e, err);
+      return null;
     }
     if (catchUp[0] != null) {
       catchUp[0].start(); // once the consumer answers: the replay may follow at once
@@ -150,27 +255,7 @@ public final class ConsumerMain {
     } else if (checkConfig != null) {
       log.info("DELIVERY=stream serves no webhook: WEBHOOK_URL is not checked");
     }
-    WebhookWatch started = watch;
-    CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime()
-        .addShutdownHook(
-            new Thread(
-                () -> {
-                  if (started != null) {
-                    started.close();
-                  }
-                  if (catchUp[0] != null) {
-                    catchUp[0].close();
-                  }
-                  consumer.close();
-                  if (tracing != null) {
-                    tracing.close(); // after the consumer: its last spans are exported too
-                  }
-                  stopped.countDown();
-                },
-                "servicehooks-shutdown"));
-    stopped.await();
-    return 0;
+    return new Running(consumer, watch, catchUp[0], tracing);
   }
 
   /** {@code OTEL_EXPORTER_OTLP_ENDPOINT} and friends: traces over OTLP, or null when unset. */
