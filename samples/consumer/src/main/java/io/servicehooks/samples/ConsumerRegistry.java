@@ -48,8 +48,12 @@ final class ConsumerRegistry {
 
   private ConsumerRegistry() {}
 
-  /** A Prometheus registry with the JVM meters bound; closing it unbinds the GC listener. */
-  static PrometheusMeterRegistry create() {
+  /**
+   * A Prometheus registry with the JVM meters bound; closing it unbinds the GC listener. The {@code
+   * filters} are configured first, before any meter: Micrometer applies a filter only to meters
+   * registered after it.
+   */
+  static PrometheusMeterRegistry create(MeterFilter... filters) {
     JvmGcMetrics gc = new JvmGcMetrics();
     PrometheusMeterRegistry registry =
         new PrometheusMeterRegistry(PrometheusConfig.DEFAULT) {
@@ -59,6 +63,9 @@ final class ConsumerRegistry {
             super.close();
           }
         };
+    for (MeterFilter filter : filters) {
+      registry.config().meterFilter(filter);
+    }
     registry.config().meterFilter(buckets());
     new JvmMemoryMetrics().bindTo(registry);
     gc.bindTo(registry);

@@ -202,11 +202,12 @@ public final class StandaloneConsumer implements AutoCloseable {
       StreamWiring.Config streamConfig,
       boolean webhookCatchUp,
       ObservationRegistry observations) {
-    PrometheusMeterRegistry registry = ConsumerRegistry.create();
-    if (streamConfig != null && streamConfig.streamOnly()) {
-      // No webhook, so no CRC check ever comes: a last-answer gauge stuck at 0 would page someone.
-      registry.config().meterFilter(MeterFilter.denyNameStartsWith("webhook.crc"));
-    }
+    PrometheusMeterRegistry registry =
+        streamConfig != null && streamConfig.streamOnly()
+            // No webhook, so no CRC check ever comes: a last-answer gauge stuck at 0 would page
+            // someone.
+            ? ConsumerRegistry.create(MeterFilter.denyNameStartsWith("webhook.crc"))
+            : ConsumerRegistry.create();
     WebhookConsumer.Builder builder =
         WebhookConsumer.builder()
             .consumerSecrets(settings.consumerSecrets())

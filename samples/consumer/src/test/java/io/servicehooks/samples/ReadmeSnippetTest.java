@@ -158,7 +158,10 @@ final class ReadmeSnippetTest {
     assertThat(section)
         .contains("./mvnw -B -DskipTests install")
         .contains("`io.servicehooks:<artifactId>:" + release + "`")
-        .contains("<artifactId>servicehooks-bom</artifactId>\n      <version>" + release)
+        .containsPattern(
+            "<artifactId>servicehooks-bom</artifactId>\\s*<version>"
+                + java.util.regex.Pattern.quote(release)
+                + "</version>")
         .contains("<scope>import</scope>")
         .contains("slf4j-api")
         .contains("0.0.0.0")
