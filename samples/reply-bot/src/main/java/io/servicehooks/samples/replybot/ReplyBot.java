@@ -15,6 +15,8 @@ import io.servicehooks.samples.ConsumerMain;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -33,11 +35,12 @@ import org.slf4j.LoggerFactory;
  * answering needs: {@code SERVICE_API_BASE_URL}, {@code SERVICE_API_KEY} and {@code
  * SERVICE_API_SECRET} (they sign every call made as the user, so an app-only {@code
  * SERVICE_BEARER_TOKEN} alone is refused at start), and the bot user's {@code SERVICE_USER_TOKEN}
- * and {@code SERVICE_USER_TOKEN_SECRET}. Unless {@code REDIS_URL}, {@code DATABASE_URL} or {@code
- * DEDUP_FILE} names another store, it remembers what it answered in {@code
- * servicehooks-reply-bot.db} in the working directory, so a restart (and the stream's backfill
- * after it) never answers an event twice. {@code --demo} runs it against the platform simulator.
- * Exit codes as the standalone consumer's: 0 after a clean stop, 2 for a configuration error.
+ * and {@code SERVICE_USER_TOKEN_SECRET} (else the credentials file of {@code servicehooks auth
+ * login}). Unless {@code REDIS_URL}, {@code DATABASE_URL} or {@code DEDUP_FILE} names another
+ * store, it remembers what it answered in {@code servicehooks-reply-bot.db} in the working
+ * directory, so a restart (and the stream's backfill after it) never answers an event twice. {@code
+ * --demo} runs it against the platform simulator. Exit codes as the standalone consumer's: 0 after
+ * a clean stop, 2 for a configuration error.
  */
 public final class ReplyBot {
 
@@ -157,11 +160,7 @@ public final class ReplyBot {
           "SERVICE_API_KEY and SERVICE_API_SECRET are needed: they sign every answer made as the"
               + " bot user (SERVICE_BEARER_TOKEN alone cannot act for a user)");
     }
-    if (token == null || tokenSecret == null) {
-      throw new IllegalArgumentException(
-          "SERVICE_USER_TOKEN and SERVICE_USER_TOKEN_SECRET are needed: the bot user's access"
-              + " token, which `servicehooks auth login` prints");
-    }
+    UserCredentialsSource user = userCredentials(token, tokenSecret);
     URI baseUrl;
     try {
       baseUrl = URI.create(base);
@@ -176,8 +175,34 @@ public final class ReplyBot {
             .connectTimeout(Duration.ofSeconds(3))
             .requestTimeout(Duration.ofSeconds(8))
             .apiCredentials(key, secret);
-    return Answering.with(
-        client.build(), UserCredentialsSource.single(UserCredentials.of(token, tokenSecret)));
+    return Answering.with(client.build(), user);
+  }
+
+  /**
+   * The bot user's credentials: {@code SERVICE_USER_TOKEN} and {@code SERVICE_USER_TOKEN_SECRET},
+   * else the credentials file {@code servicehooks auth login} wrote (as the CLI reads them).
+   */
+  private static UserCredentialsSource userCredentials(String token, String tokenSecret) {
+    if (token != null && tokenSecret != null) {
+      return UserCredentialsSource.single(UserCredentials.of(token, tokenSecret));
+    }
+    if (token != null || tokenSecret != null) {
+      throw new IllegalArgumentException(
+          (token == null
+                  ? UserCredentialsSource.TOKEN_VARIABLE
+                  : UserCredentialsSource.TOKEN_SECRET_VARIABLE)
+              + " is not set (set both SERVICE_USER_TOKEN and SERVICE_USER_TOKEN_SECRET, or"
+              + " neither to use the credentials file of `servicehooks auth login`)");
+    }
+    Path file = Path.of(System.getProperty("user.home"), UserCredentialsSource.CREDENTIALS_FILE);
+    if (!Files.isRegularFile(file)) {
+      throw new IllegalArgumentException(
+          "SERVICE_USER_TOKEN and SERVICE_USER_TOKEN_SECRET are needed (the bot user's access"
+              + " token), or the credentials file "
+              + file
+              + " that `servicehooks auth login` writes");
+    }
+    return UserCredentialsSource.fromEnvironment();
   }
 
   /** The environment with the bot's default store: a file, unless another store is named. */
