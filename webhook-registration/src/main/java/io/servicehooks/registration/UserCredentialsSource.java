@@ -43,14 +43,18 @@ public interface UserCredentialsSource {
   /**
    * The bot user's credentials from the environment: {@code SERVICE_USER_TOKEN} and {@code
    * SERVICE_USER_TOKEN_SECRET} (for any user: they name none), else the credentials file {@code
-   * servicehooks auth login} writes ({@code ~/.config/servicehooks/credentials.json}, for the user
-   * it names). With neither, a source that has none (the answer then fails, saying where it
-   * looked).
+   * servicehooks auth login} writes ({@code ~/.config/servicehooks/credentials.json}, {@code ~}
+   * being {@code $HOME} as for the CLI, else the JVM's {@code user.home}; for the user it names).
+   * With neither, a source that has none (the answer then fails, saying where it looked).
    *
    * @throws IllegalStateException when only one of the two variables is set, or the file may be
    *     read by group or others or is not a credentials file
    */
   static UserCredentialsSource fromEnvironment() {
-    return UserCredentialsSources.fromEnvironment(System.getenv(), System.getProperty("user.home"));
+    // $HOME first, as the CLI (and a shell) resolves "~"; the JVM's user.home comes from the
+    // password database and ignores it.
+    String home = System.getenv("HOME");
+    return UserCredentialsSources.fromEnvironment(
+        System.getenv(), home == null || home.isBlank() ? System.getProperty("user.home") : home);
   }
 }

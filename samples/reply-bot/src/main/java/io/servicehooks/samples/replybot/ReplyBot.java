@@ -194,7 +194,11 @@ public final class ReplyBot {
               + " is not set (set both SERVICE_USER_TOKEN and SERVICE_USER_TOKEN_SECRET, or"
               + " neither to use the credentials file of `servicehooks auth login`)");
     }
-    Path file = Path.of(System.getProperty("user.home"), UserCredentialsSource.CREDENTIALS_FILE);
+    String home = System.getenv("HOME"); // as UserCredentialsSource.fromEnvironment() reads it
+    Path file =
+        Path.of(
+            home == null || home.isBlank() ? System.getProperty("user.home") : home,
+            UserCredentialsSource.CREDENTIALS_FILE);
     if (!Files.isRegularFile(file)) {
       throw new IllegalArgumentException(
           "SERVICE_USER_TOKEN and SERVICE_USER_TOKEN_SECRET are needed (the bot user's access"
