@@ -29,6 +29,7 @@ final class UnknownProperties {
           OnConsumerSecretCondition.PROPERTY,
           "servicehooks.webhook.path",
           "servicehooks.webhook.max-body-size",
+          "servicehooks.webhook.ignore-own-events",
           "servicehooks.webhook.dedup.window",
           "servicehooks.webhook.dedup.max-entries",
           "servicehooks.webhook.dedup.redis.enabled",

@@ -93,6 +93,7 @@ public final class WebhookAutoConfiguration {
         WebhookConsumer.builder()
             .consumerSecrets(WebhookPropertyChecks.consumerSecrets(properties.getConsumerSecrets()))
             .maxBodyBytes(WebhookPropertyChecks.checkedMaxBodyBytes(properties.getMaxBodySize()))
+            .ignoreOwnEvents(properties.isIgnoreOwnEvents())
             .dedupWindow(properties.getDedup().getWindow())
             .dedupMaxEntries(properties.getDedup().getMaxEntries())
             .acknowledgement(ack.getMode())

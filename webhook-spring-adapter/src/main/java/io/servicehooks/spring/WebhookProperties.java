@@ -40,6 +40,13 @@ public class WebhookProperties {
    */
   private DataSize maxBodySize = DataSize.ofBytes(WebhookConsumer.DEFAULT_MAX_BODY_BYTES);
 
+  /**
+   * Skip the listeners of events the subscribed user caused itself: its own posts (and its own
+   * replies that mention it) and its own sent direct messages; they are acknowledged as handled.
+   * false for an application that wants them (an archive, an audit log).
+   */
+  private boolean ignoreOwnEvents = true;
+
   private final Dedup dedup = new Dedup();
 
   private final AcknowledgementProperties acknowledgement = new AcknowledgementProperties();
@@ -70,6 +77,14 @@ public class WebhookProperties {
     this.maxBodySize = maxBodySize;
   }
 
+  public boolean isIgnoreOwnEvents() {
+    return ignoreOwnEvents;
+  }
+
+  public void setIgnoreOwnEvents(boolean ignoreOwnEvents) {
+    this.ignoreOwnEvents = ignoreOwnEvents;
+  }
+
   public Dedup getDedup() {
     return dedup;
   }
@@ -97,6 +112,8 @@ public class WebhookProperties {
         + dedup.maxEntries
         + ", acknowledgement="
         + acknowledgement.mode
+        + ", ignoreOwnEvents="
+        + ignoreOwnEvents
         + "]";
   }
 

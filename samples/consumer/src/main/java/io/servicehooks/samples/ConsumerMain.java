@@ -31,10 +31,12 @@ public final class ConsumerMain {
           + "                                           [--management-port N] [--management-host ADDR] [--demo]\n"
           + "environment: SERVICE_CONSUMER_SECRET (required, comma-separated, first current), PORT,\n"
           + "             WEBHOOK_PATH, HOST, MANAGEMENT_PORT, MANAGEMENT_HOST,\n"
-          + "             LISTENER_MODE=worker|inline, LOG_EVENTS=true|false, IO_THREADS, WORKER_THREADS,\n"
+          + "             LISTENER_MODE=worker|inline, LOG_EVENTS=true|false, IGNORE_OWN_EVENTS=true|false,\n"
+          + "             IO_THREADS, WORKER_THREADS,\n"
           + "             LISTENER_DELAY_MS, LISTENER_FAIL, DATABASE_URL, DATABASE_USER, DATABASE_PASSWORD,\n"
           + "             DATABASE_SCHEMA, DATABASE_CREATE_SCHEMA, INBOX_MAX_ATTEMPTS, INBOX_RETRY_BASE_MS,\n"
-          + "             INBOX_LEASE_MS, INBOX_INSTANCE_NAME, REDIS_URL, REDIS_PREFIX, CATCH_UP=true|false (with\n"
+          + "             INBOX_LEASE_MS, INBOX_INSTANCE_NAME, REDIS_URL, REDIS_PREFIX,\n"
+          + "             CATCH_UP=true|false (with\n"
           + "             SERVICE_API_BASE_URL, SERVICE_API_KEY, SERVICE_API_SECRET or SERVICE_BEARER_TOKEN,\n"
           + "             WEBHOOK_URL or CATCH_UP_WEBHOOK_ID, and REDIS_URL, DATABASE_URL or CATCH_UP_FILE;\n"
           + "             CATCH_UP_HEARTBEAT_MS, CATCH_UP_GAP_THRESHOLD_MS),\n"
@@ -80,11 +82,13 @@ public final class ConsumerMain {
     WebhookCheckWiring.Config checkConfig;
     StreamWiring.Config streamConfig;
     boolean listenerFail;
+    boolean ignoreOwnEvents;
     Tracing tracing;
     try {
       command = ConsumerSettingsReader.parse(args, env);
       listenerDelayMs = ConsumerSettingsReader.listenerDelayMs(env);
       listenerFail = ConsumerSettingsReader.bool(env, ConsumerVariables.LISTENER_FAIL, false);
+      ignoreOwnEvents = ConsumerSettingsReader.bool(env, ConsumerVariables.IGNORE_OWN_EVENTS, true);
       catchUpConfig = command.help() || command.demo() ? null : CatchUpWiring.parse(env);
       checkConfig = command.help() || command.demo() ? null : WebhookCheckWiring.parse(env);
       streamConfig = command.help() || command.demo() ? null : StreamWiring.parse(env);
@@ -114,6 +118,7 @@ public final class ConsumerMain {
               command.settings(),
               command.database(),
               (b, registry) -> {
+                b.ignoreOwnEvents(ignoreOwnEvents);
                 if (listenerDelayMs > 0) {
                   b.onAny(event -> Thread.sleep(listenerDelayMs));
                 }

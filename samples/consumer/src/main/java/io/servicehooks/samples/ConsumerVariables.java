@@ -72,6 +72,12 @@ final class ConsumerVariables {
           "LISTENER_MODE", null, "worker", "worker, or inline (listeners on the IO thread)");
   static final Variable LOG_EVENTS =
       new Variable("LOG_EVENTS", null, "true", "one INFO line per handled event");
+  static final Variable IGNORE_OWN_EVENTS =
+      new Variable(
+          "IGNORE_OWN_EVENTS",
+          null,
+          "true",
+          "skip listeners of events the subscribed user caused itself");
   static final Variable IO_THREADS =
       new Variable("IO_THREADS", null, "one per core", "Undertow IO threads");
   static final Variable WORKER_THREADS =
@@ -224,6 +230,7 @@ final class ConsumerVariables {
           MANAGEMENT_HOST,
           LISTENER_MODE,
           LOG_EVENTS,
+          IGNORE_OWN_EVENTS,
           LISTENER_DELAY_MS,
           LISTENER_FAIL,
           IO_THREADS,
