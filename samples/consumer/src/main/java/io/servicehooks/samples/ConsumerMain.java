@@ -3,6 +3,7 @@ package io.servicehooks.samples;
 import io.micrometer.observation.ObservationRegistry;
 import io.servicehooks.catchup.CatchUp;
 import io.servicehooks.registration.WebhookWatch;
+import io.servicehooks.sqlite.SqliteDeduplicator;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.util.Map;
@@ -35,7 +36,7 @@ public final class ConsumerMain {
           + "             IO_THREADS, WORKER_THREADS,\n"
           + "             LISTENER_DELAY_MS, LISTENER_FAIL, DATABASE_URL, DATABASE_USER, DATABASE_PASSWORD,\n"
           + "             DATABASE_SCHEMA, DATABASE_CREATE_SCHEMA, INBOX_MAX_ATTEMPTS, INBOX_RETRY_BASE_MS,\n"
-          + "             INBOX_LEASE_MS, INBOX_INSTANCE_NAME, REDIS_URL, REDIS_PREFIX,\n"
+          + "             INBOX_LEASE_MS, INBOX_INSTANCE_NAME, REDIS_URL, REDIS_PREFIX, DEDUP_FILE,\n"
           + "             CATCH_UP=true|false (with\n"
           + "             SERVICE_API_BASE_URL, SERVICE_API_KEY, SERVICE_API_SECRET or SERVICE_BEARER_TOKEN,\n"
           + "             WEBHOOK_URL or CATCH_UP_WEBHOOK_ID, and REDIS_URL, DATABASE_URL or CATCH_UP_FILE;\n"
@@ -83,12 +84,14 @@ public final class ConsumerMain {
     StreamWiring.Config streamConfig;
     boolean listenerFail;
     boolean ignoreOwnEvents;
+    java.nio.file.Path dedupFile;
     Tracing tracing;
     try {
       command = ConsumerSettingsReader.parse(args, env);
       listenerDelayMs = ConsumerSettingsReader.listenerDelayMs(env);
       listenerFail = ConsumerSettingsReader.bool(env, ConsumerVariables.LISTENER_FAIL, false);
       ignoreOwnEvents = ConsumerSettingsReader.bool(env, ConsumerVariables.IGNORE_OWN_EVENTS, true);
+      dedupFile = ConsumerSettingsReader.dedupFile(env);
       catchUpConfig = command.help() || command.demo() ? null : CatchUpWiring.parse(env);
       checkConfig = command.help() || command.demo() ? null : WebhookCheckWiring.parse(env);
       streamConfig = command.help() || command.demo() ? null : StreamWiring.parse(env);
@@ -112,6 +115,20 @@ public final class ConsumerMain {
     }
     StandaloneConsumer consumer;
     CatchUp[] catchUp = new CatchUp[1];
+    SqliteDeduplicator dedupStore;
+    try {
+      dedupStore = dedupFile == null ? null : SqliteDeduplicator.open(dedupFile);
+    } catch (IllegalStateException e) {
+      err.println("servicehooks-consumer: DEDUP_FILE: " + e.getMessage());
+      return 2;
+    }
+    if (dedupStore != null) {
+      log.info("Dedup in {} (DEDUP_FILE): kept across restarts of this process", dedupFile);
+    } else if (streamConfig != null
+        && command.settings().redisUrl() == null
+        && command.database() == null) {
+      log.info(StreamWiring.inMemoryRestartLine(streamConfig));
+    }
     try {
       consumer =
           StandaloneConsumer.start(
@@ -119,6 +136,9 @@ public final class ConsumerMain {
               command.database(),
               (b, registry) -> {
                 b.ignoreOwnEvents(ignoreOwnEvents);
+                if (dedupStore != null) {
+                  b.deduplicator(dedupStore);
+                }
                 if (listenerDelayMs > 0) {
                   b.onAny(event -> Thread.sleep(listenerDelayMs));
                 }
@@ -139,6 +159,9 @@ public final class ConsumerMain {
     } catch (RuntimeException e) {
       if (tracing != null) {
         tracing.close();
+      }
+      if (dedupStore != null) {
+        dedupStore.close();
       }
       return refused(e, err);
     }
@@ -168,6 +191,9 @@ public final class ConsumerMain {
                     catchUp[0].close();
                   }
                   consumer.close();
+                  if (dedupStore != null) {
+                    dedupStore.close(); // after the deliveries that use it
+                  }
                   if (tracing != null) {
                     tracing.close(); // after the consumer: its last spans are exported too
                   }

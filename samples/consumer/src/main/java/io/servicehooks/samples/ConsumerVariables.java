@@ -78,6 +78,12 @@ final class ConsumerVariables {
           null,
           "true",
           "skip listeners of events the subscribed user caused itself");
+  static final Variable DEDUP_FILE =
+      new Variable(
+          "DEDUP_FILE",
+          null,
+          "unset",
+          "dedup in this SQLite file, kept across restarts (one process)");
   static final Variable IO_THREADS =
       new Variable("IO_THREADS", null, "one per core", "Undertow IO threads");
   static final Variable WORKER_THREADS =
@@ -248,6 +254,7 @@ final class ConsumerVariables {
           STREAM_BACKFILL_MINUTES,
           REDIS_URL,
           REDIS_PREFIX,
+          DEDUP_FILE,
           CATCH_UP,
           SERVICE_API_BASE_URL,
           SERVICE_API_KEY,
