@@ -90,8 +90,8 @@ public final class ServicehooksCli {
       err.flush();
       return EXIT_USAGE;
     }
-    if (e instanceof WebhookApiException) {
-      err.println("error: " + Printable.of(e.getMessage()));
+    if (e instanceof WebhookApiException refused) {
+      err.println("error: " + Printable.of(e.getMessage()) + advice(refused));
       err.flush();
       return EXIT_API_ERROR;
     }
@@ -105,6 +105,19 @@ public final class ServicehooksCli {
     e.printStackTrace(err);
     err.flush();
     return EXIT_API_ERROR;
+  }
+
+  /** What to do about a refusal that will not heal by trying again, on the same line; or "". */
+  private static String advice(WebhookApiException refused) {
+    if (refused.reason() == WebhookApiException.Reason.TOKEN_INVALID) {
+      return " (the user's token no longer works: sign in again with `servicehooks auth login`)";
+    }
+    if (refused.reason() == WebhookApiException.Reason.RATE_LIMITED
+        && refused.rateLimitReset().isPresent()
+        && !String.valueOf(refused.getMessage()).contains("reset")) {
+      return " (rate limit resets at " + refused.rateLimitReset().get() + ")";
+    }
+    return "";
   }
 
   /**

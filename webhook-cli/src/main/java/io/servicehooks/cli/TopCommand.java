@@ -22,7 +22,8 @@ import picocli.CommandLine.Spec;
     versionProvider = VersionProvider.class,
     description =
         "Register webhooks with the platform, send signed sample events, run and drive a local"
-            + " simulator, hold the activity stream, operate the durable inbox.",
+            + " simulator, hold the activity stream, operate the durable inbox, look posts up and"
+            + " answer as a user.",
     subcommands = {
       WebhooksCommand.class,
       SubscriptionsCommand.class,
@@ -32,7 +33,9 @@ import picocli.CommandLine.Spec;
       AuthCommand.class,
       ConnectionsCommand.class,
       TriggerCommand.class,
-      ListenCommand.class
+      ListenCommand.class,
+      PostsCommand.class,
+      DmCommand.class
     },
     footerHeading = "%nEnvironment:%n",
     footer = {

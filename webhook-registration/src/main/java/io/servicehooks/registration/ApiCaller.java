@@ -40,6 +40,12 @@ final class ApiCaller {
     /** Creates: never repeated after a 5xx or a network failure; the caller recovers by listing. */
     UNSAFE,
     /**
+     * Posts and direct messages made for a user: sent once, never repeated, not even after a 429
+     * (whose wait may be minutes): the refusal comes back at once with its reset time, and the
+     * caller (a listener's own failure handling) decides when to try again.
+     */
+    NEVER,
+    /**
      * Deletes, only through {@link #delete}: repeated after a 5xx, a time-out or a dropped
      * connection, since the platform may have applied the lost attempt and deleting twice does no
      * harm.
@@ -182,7 +188,9 @@ final class ApiCaller {
         continue;
       }
       boolean retryable =
-          response.status() == 429 || (response.status() >= 500 && repeat != Repeat.UNSAFE);
+          repeat != Repeat.NEVER
+              && (response.status() == 429
+                  || (response.status() >= 500 && repeat != Repeat.UNSAFE));
       if (retryable && retries < maxRetries) {
         Optional<Duration> wait = waitBeforeRetry(response, retries);
         if (wait.isPresent()) {
@@ -207,7 +215,7 @@ final class ApiCaller {
             response.status(),
             saturatedMillis(maxRetryWait));
       }
-      WebhookApiException failure = ApiErrors.from(response, clock);
+      WebhookApiException failure = ApiErrors.from(response, clock, signing != null);
       if (repeat == Repeat.DELETE
           && answerLost
           && failure.reason() == WebhookApiException.Reason.WEBHOOK_ID_INVALID) {
@@ -227,7 +235,8 @@ final class ApiCaller {
             failure.reasonName().orElse(null),
             failure.platformMessage(),
             failure.body(),
-            null);
+            null,
+            failure.parameters());
       }
       throw failure;
     }

@@ -7,8 +7,11 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -24,6 +27,8 @@ final class ApiErrors {
   static final int CODE_COULD_NOT_AUTHENTICATE = 32;
   static final int CODE_TIMESTAMP_OUT_OF_BOUNDS = 135;
   static final int CODE_CALLBACK_NOT_APPROVED = 415;
+  static final int CODE_NOT_PERMITTED = 93;
+  static final int CODE_DUPLICATE = 187;
 
   private static final Pattern REASON_NAME = Pattern.compile("[A-Za-z][A-Za-z0-9_]*");
 
@@ -31,7 +36,14 @@ final class ApiErrors {
 
   /** What the error body says; every part may be null. */
   record Parsed(
-      String reasonName, String message, Integer code, String label, String title, String type) {}
+      String reasonName,
+      String message,
+      Integer code,
+      String label,
+      String title,
+      String type,
+      String detail,
+      List<String> parameters) {}
 
   static Parsed parse(byte[] body) {
     JsonNode root;
@@ -41,12 +53,25 @@ final class ApiErrors {
       root = null;
     }
     if (root == null || !root.isObject()) {
-      return new Parsed(null, null, null, null, null, null);
+      return new Parsed(null, null, null, null, null, null, null, List.of());
     }
     String message = null;
     Integer code = null;
     String label = null;
     JsonNode errors = root.get("errors");
+    Set<String> parameters = new LinkedHashSet<>();
+    if (errors != null && errors.isArray()) {
+      for (JsonNode error : errors) {
+        JsonNode named = error.get("parameters");
+        if (named != null && named.isObject()) {
+          named.fieldNames().forEachRemaining(parameters::add);
+        }
+        String parameter = Responses.text(error, "parameter");
+        if (parameter != null) {
+          parameters.add(parameter);
+        }
+      }
+    }
     if (errors != null && errors.isArray() && !errors.isEmpty()) {
       JsonNode first = errors.get(0);
       message = Responses.text(first, "message");
@@ -69,7 +94,15 @@ final class ApiErrors {
     if (message == null) {
       message = detail != null ? detail : title;
     }
-    return new Parsed(reasonName, message, code, label, title, Responses.text(root, "type"));
+    return new Parsed(
+        reasonName,
+        message,
+        code,
+        label,
+        title,
+        Responses.text(root, "type"),
+        detail,
+        List.copyOf(parameters));
   }
 
   /**
@@ -89,6 +122,14 @@ final class ApiErrors {
   }
 
   static WebhookApiException from(ApiResponse response, Clock clock) {
+    return from(response, clock, false);
+  }
+
+  /**
+   * @param userContext the call was made for a user (OAuth 1.0a): a 401 with code 89 then means the
+   *     user's token will not heal ({@link WebhookApiException.Reason#TOKEN_INVALID})
+   */
+  static WebhookApiException from(ApiResponse response, Clock clock, boolean userContext) {
     Parsed parsed = parse(response.body());
     if (parsed.message() == null && isOAuthPath(response.path())) {
       parsed = withPlainTextMessage(parsed, response);
@@ -97,6 +138,12 @@ final class ApiErrors {
         WebhookApiException.Reason.fromPlatformName(parsed.reasonName());
     if (reason == WebhookApiException.Reason.UNKNOWN) {
       reason = oauthReason(parsed);
+    }
+    if (reason == WebhookApiException.Reason.UNKNOWN) {
+      WebhookApiException.Reason refusal = refusalReason(response.status(), parsed, userContext);
+      if (refusal != null) {
+        reason = refusal;
+      }
     }
     if (reason == WebhookApiException.Reason.UNKNOWN) {
       if (response.status() == 429) {
@@ -136,6 +183,13 @@ final class ApiErrors {
         message.append(": ").append(LogText.of(text));
       }
     }
+    if (!parsed.parameters().isEmpty()) {
+      message
+          .append(" (parameter")
+          .append(parsed.parameters().size() == 1 ? " " : "s ")
+          .append(LogText.of(String.join(", ", parsed.parameters())))
+          .append(')');
+    }
     if (reason == WebhookApiException.Reason.CLOCK_SKEW) {
       // the one fact that helps: how far off this machine is
       response
@@ -161,7 +215,40 @@ final class ApiErrors {
         response.bodyText(),
         response.status() == 429 || response.status() >= 500
             ? RetryAfter.reportedResetTime(response, clock).orElse(null)
-            : null);
+            : null,
+        parsed.parameters());
+  }
+
+  /**
+   * The refusals a bot meets when it posts or sends a direct message, read from the code, else the
+   * platform's words in {@code errors[].message} or the problem's {@code detail} and {@code title};
+   * null when none applies.
+   */
+  private static WebhookApiException.Reason refusalReason(
+      int status, Parsed parsed, boolean userContext) {
+    Integer code = parsed.code();
+    if (status == 401 && userContext && Integer.valueOf(CODE_TOKEN_INVALID).equals(code)) {
+      return WebhookApiException.Reason.TOKEN_INVALID;
+    }
+    if (status != 403) {
+      return null;
+    }
+    String words =
+        (String.valueOf(parsed.message())
+                + ' '
+                + String.valueOf(parsed.detail())
+                + ' '
+                + String.valueOf(parsed.title()))
+            .toLowerCase(Locale.ROOT);
+    if (Integer.valueOf(CODE_DUPLICATE).equals(code) || words.contains("duplicate")) {
+      return WebhookApiException.Reason.DUPLICATE_CONTENT;
+    }
+    if (Integer.valueOf(CODE_NOT_PERMITTED).equals(code)
+        || words.contains("not permitted")
+        || words.contains("not allowed")) {
+      return WebhookApiException.Reason.NOT_PERMITTED;
+    }
+    return null;
   }
 
   /**
@@ -209,7 +296,14 @@ final class ApiErrors {
       return parsed;
     }
     return new Parsed(
-        parsed.reasonName(), text, parsed.code(), parsed.label(), parsed.title(), parsed.type());
+        parsed.reasonName(),
+        text,
+        parsed.code(),
+        parsed.label(),
+        parsed.title(),
+        parsed.type(),
+        parsed.detail(),
+        parsed.parameters());
   }
 
   static WebhookApiException bodyTooLarge(String method, String path, int status, int limit) {

@@ -27,9 +27,11 @@ public final class UserClient {
   private final ApiCaller api;
   private final UserCredentials credentials;
   private final SubscriptionsResource subscriptions;
+  private final CallObserver observer;
 
   UserClient(ApiCaller api, OAuthSigner signer, UserCredentials credentials) {
     this.credentials = credentials;
+    this.observer = CallObserver.NONE;
     this.api =
         api.signedBy(
             (method, uri) ->
@@ -41,6 +43,31 @@ public final class UserClient {
                     credentials.tokenSecret(),
                     List.of()));
     this.subscriptions = new SubscriptionsResource(this.api);
+  }
+
+  private UserClient(UserClient signed, CallObserver observer) {
+    this.credentials = signed.credentials;
+    this.api = signed.api;
+    this.subscriptions = signed.subscriptions;
+    this.observer = observer;
+  }
+
+  /** The same client, its posts and direct messages traced by {@code observer}. */
+  UserClient observedBy(CallObserver observer) {
+    return new UserClient(this, observer);
+  }
+
+  /**
+   * Looks posts up and creates them, for the user: {@link Posts#create} posts as the user, and a
+   * lookup sees what the user may see.
+   */
+  public Posts posts() {
+    return new Posts(api, true, observer);
+  }
+
+  /** Sends direct messages as the user. */
+  public DirectMessages directMessages() {
+    return new DirectMessages(api, observer);
   }
 
   /** The user's id, when the credentials name it. */
@@ -73,8 +100,8 @@ public final class UserClient {
    * token), as after a sign-out or a leak: from now on the platform refuses it, and the user must
    * sign in again.
    *
-   * @throws WebhookApiException {@link WebhookApiException.Reason#AUTHENTICATION} when the token
-   *     was revoked already
+   * @throws WebhookApiException {@link WebhookApiException.Reason#TOKEN_INVALID} when the token was
+   *     revoked already
    */
   public void invalidateToken() throws IOException {
     api.call("POST", "/1.1/oauth/invalidate_token", null, ApiCaller.Repeat.UNSAFE);

@@ -2,6 +2,7 @@ package io.servicehooks.registration;
 
 import java.io.IOException;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -28,8 +29,26 @@ public final class WebhookApiException extends IOException {
     REPLAY_CONFLICT,
     /** The credentials or the bearer token were refused (HTTP 401 or 403, codes 89 and 99). */
     AUTHENTICATION,
-    /** The rate limit was exceeded and no retry was possible within the allowed wait. */
+    /**
+     * The rate limit was exceeded and no retry was possible within the allowed wait (a post or a
+     * direct message is never retried); {@link WebhookApiException#rateLimitReset()} says when the
+     * limit resets.
+     */
     RATE_LIMITED,
+    /**
+     * A call made for a user was refused because the user's token is invalid or expired (HTTP 401,
+     * code 89): it will not heal, the user must sign in again. (With the app-only bearer token, a
+     * 401 fetches a new token once; a refusal after that is {@link #AUTHENTICATION}.)
+     */
+    TOKEN_INVALID,
+    /** The user posted the same text recently: the platform refuses a duplicate (HTTP 403). */
+    DUPLICATE_CONTENT,
+    /**
+     * The platform does not permit this: a direct message without the permission to send it (code
+     * 93), a reply to a post the user may not reply to, an edit of another's post or after its
+     * window (HTTP 403).
+     */
+    NOT_PERMITTED,
     /**
      * User sign-in: the {@code oauth_callback} is not one of the callback URLs approved in the
      * application's settings (code 415).
@@ -84,6 +103,7 @@ public final class WebhookApiException extends IOException {
   private final String platformMessage;
   private final String body;
   private final Instant rateLimitReset;
+  private final List<String> parameters;
 
   WebhookApiException(
       String message,
@@ -93,7 +113,20 @@ public final class WebhookApiException extends IOException {
       String platformMessage,
       String body,
       Instant rateLimitReset) {
+    this(message, status, reason, reasonName, platformMessage, body, rateLimitReset, List.of());
+  }
+
+  WebhookApiException(
+      String message,
+      int status,
+      Reason reason,
+      String reasonName,
+      String platformMessage,
+      String body,
+      Instant rateLimitReset,
+      List<String> parameters) {
     super(message);
+    this.parameters = parameters == null ? List.of() : List.copyOf(parameters);
     this.status = status;
     this.reason = reason;
     this.reasonName = reasonName;
@@ -137,5 +170,14 @@ public final class WebhookApiException extends IOException {
    */
   public Optional<Instant> rateLimitReset() {
     return Optional.ofNullable(rateLimitReset);
+  }
+
+  /**
+   * The request parameters the platform named as invalid (a 400's {@code errors[].parameters} or
+   * {@code errors[].parameter}, such as {@code ids} or {@code post.fields}); empty when it named
+   * none.
+   */
+  public List<String> parameters() {
+    return parameters;
   }
 }

@@ -283,6 +283,15 @@ public final class WebhookClient {
   }
 
   /**
+   * Looks posts up with the app-only bearer token ({@link Posts#lookup}, {@link Posts#get}).
+   * Posting acts for a user: {@link Posts#create} from here is refused before any request; create
+   * posts through {@link #forUser(UserCredentials)}{@code .posts()}.
+   */
+  public Posts posts() {
+    return new Posts(api, false, CallObserver.NONE);
+  }
+
+  /**
    * Changes a subscription's tag or webhook ({@code PUT /2/activity/subscriptions/{id}}); the
    * platform changes nothing else. Repeating it does no harm, so a lost answer is retried like a
    * read.

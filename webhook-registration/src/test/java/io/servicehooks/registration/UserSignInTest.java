@@ -272,9 +272,9 @@ final class UserSignInTest {
             });
 
     assertThat(after.status()).isEqualTo(401);
-    assertThat(after.reason()).isEqualTo(Reason.AUTHENTICATION);
+    assertThat(after.reason()).isEqualTo(Reason.TOKEN_INVALID);
     assertThat(after.platformMessage()).isEqualTo("Invalid or expired token.");
-    assertThat(again.reason()).isEqualTo(Reason.AUTHENTICATION);
+    assertThat(again.reason()).isEqualTo(Reason.TOKEN_INVALID);
     assertThat(platform.activeUserTokens()).isZero();
   }
 

@@ -27,6 +27,9 @@ final class Api {
   private final OAuthEndpoints oauth;
   private final SubscriptionsResource subscriptions;
   private final ConnectionsResource connections;
+  private final UserDirectory users;
+  private final PostsResource posts;
+  private final DirectMessagesResource directMessages;
 
   private final Deque<Fault> faults = new ArrayDeque<>(); // guarded by itself
   private volatile ResponseStyle style;
@@ -53,11 +56,41 @@ final class Api {
             localMode, webhookLimit, recheckInterval, clock, crc, this::nextId, () -> this.style);
     this.replay =
         new ReplayResource(clock, deliveries, webhooks::find, this::nextId, () -> this.style);
-    this.oauth = new OAuthEndpoints(apiKey, apiSecret, clock, localMode);
+    this.users = new UserDirectory();
+    users.put(
+        OAuthEndpoints.DEMO_USER_ID,
+        OAuthEndpoints.DEMO_SCREEN_NAME,
+        "servicehooks demo",
+        clock.now());
+    this.oauth = new OAuthEndpoints(apiKey, apiSecret, clock, localMode, users);
     this.subscriptions =
         new SubscriptionsResource(
             clock, this::nextId, id -> webhooks.find(id) != null, () -> this.style);
     this.connections = new ConnectionsResource(streams);
+    ActivityRouter router =
+        new ActivityRouter(subscriptions::all, webhooks::find, deliveries, streams, this::nextId);
+    this.posts = new PostsResource(clock, this::nextId, users, router);
+    this.directMessages = new DirectMessagesResource(clock, this::nextId, users, router);
+  }
+
+  /** The users the platform knows. */
+  UserDirectory users() {
+    return users;
+  }
+
+  /** The posts: lookup, creation, what was created. */
+  PostsResource posts() {
+    return posts;
+  }
+
+  /** The direct messages sent. */
+  DirectMessagesResource directMessages() {
+    return directMessages;
+  }
+
+  /** The activity subscriptions. */
+  SubscriptionsResource subscriptions() {
+    return subscriptions;
   }
 
   /** The OAuth 1.0a side: sign-in legs, user tokens, user-context checks. */
@@ -172,11 +205,20 @@ final class Api {
     if (privateRefused != null) {
       return privateRefused.withHeaders(headers);
     }
-    return route(request).withHeaders(headers);
+    return route(request, user[0]).withHeaders(headers);
   }
 
-  private SimResponse route(ApiRequest request) {
+  private SimResponse route(ApiRequest request, String userId) {
     String[] parts = request.path().substring(1).split("/", -1);
+    if ((parts.length == 2 || parts.length == 3) && parts[1].equals("posts")) {
+      return posts.handle(request, parts, userId);
+    }
+    if (parts.length == 5
+        && parts[1].equals("dm_conversations")
+        && parts[2].equals("with")
+        && parts[4].equals("messages")) {
+      return directMessages.handle(request, parts, userId);
+    }
     if ((parts.length == 2 || parts.length == 3) && parts[1].equals("webhooks")) {
       if (parts.length == 3 && parts[2].equals("replay") && request.method().equals("POST")) {
         return replay.replay(request);

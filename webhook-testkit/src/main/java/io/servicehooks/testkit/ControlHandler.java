@@ -171,6 +171,7 @@ final class ControlHandler implements HttpHandler {
     int streams = simulator.openStreams().size();
     for (int i = 0; i < count; i++) {
       String event = Events.sample(type, userId);
+      simulator.rememberSamplePost(event);
       uuids.add(
           Json.parseOrNull(event.getBytes(StandardCharsets.UTF_8)).path("data").path("event_uuid"));
       if (streamOnly) {

@@ -75,6 +75,7 @@ final class OAuthEndpoints {
   private final SecureRandom random = new SecureRandom();
   private final AuthorizePage authorizePage = new AuthorizePage(this);
   private final OAuthVerifier verifier;
+  private final UserDirectory users;
 
   private final Object lock = new Object();
   // Guarded by lock.
@@ -84,7 +85,9 @@ final class OAuthEndpoints {
   private final Map<String, String> userIds = new HashMap<>();
   private long nextUserId = 1_300_000_001L;
 
-  OAuthEndpoints(String apiKey, String apiSecret, SimClock clock, boolean localMode) {
+  OAuthEndpoints(
+      String apiKey, String apiSecret, SimClock clock, boolean localMode, UserDirectory users) {
+    this.users = users;
     this.apiKey = apiKey;
     this.apiSecret = apiSecret;
     this.clock = clock;
@@ -116,8 +119,25 @@ final class OAuthEndpoints {
       state.screenName = screenName;
       state.verifier = state.callback.equals("oob") ? pin() : randomText(32);
       userIds.putIfAbsent(screenName.toLowerCase(Locale.ROOT), userId);
+      users.putIfAbsent(userId, screenName, clock.now());
       log.info("request token {} approved by user {} ({})", requestToken, screenName, userId);
       return state.verifier;
+    }
+  }
+
+  /**
+   * Issues an access token for a known user as if the user had signed in.
+   *
+   * @return the token and its secret
+   */
+  String[] issueAccessToken(String userId, String screenName) {
+    synchronized (lock) {
+      String accessToken = userId + "-" + randomText(40);
+      String accessSecret = randomText(45);
+      accessTokens.put(accessToken, new AccessTokenState(accessSecret, userId, screenName));
+      userIds.putIfAbsent(screenName.toLowerCase(Locale.ROOT), userId);
+      log.info("access token issued to user {} ({}) by the simulator", screenName, userId);
+      return new String[] {accessToken, accessSecret};
     }
   }
 

@@ -1,5 +1,6 @@
 package io.servicehooks.testkit;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpHandler;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -26,7 +27,12 @@ import org.slf4j.LoggerFactory;
  * can be driven over HTTP under {@code /_sim/}. Its HMAC code is its own, so it checks the consumer
  * side independently. It also serves OAuth 1.0a sign-in ({@code /oauth/request_token}, an authorize
  * page, {@code /oauth/access_token}, {@code /1.1/oauth/invalidate_token}) and user-context calls,
- * verifying each signature with its own code; {@link #approveRequestToken} plays the user.
+ * verifying each signature with its own code; {@link #approveRequestToken} plays the user. It
+ * serves the bot's side too: the post lookup ({@code GET /2/posts}) with fields and expansions,
+ * {@code POST /2/posts} and direct messages in user context with the platform's refusals, and
+ * delivers the events they cause to the matching activity subscriptions; {@link #addUser}, {@link
+ * #signIn}, {@link #mention}, {@link #sendDm} and {@link #awaitPostsBy} let a test drive a bot that
+ * answers.
  *
  * <pre>{@code
  * try (PlatformSimulator platform = PlatformSimulator.builder().localMode(true).build().start()) {
@@ -226,6 +232,198 @@ public final class PlatformSimulator implements AutoCloseable {
     return api.oauth().activeAccessTokens();
   }
 
+  // ---------------------------------------------------------------- users, posts, messages
+
+  /**
+   * Adds a user to the simulator's directory (or replaces the one with this id): lookups expand it
+   * as an author or a mention, and {@code @username} in a new post's text mentions it. Users who
+   * sign in through the OAuth legs are added on their own; the demo user {@code 2244994945} ({@code
+   * hooks_demo}) is always known.
+   *
+   * @throws IllegalArgumentException when the id is not digits or the username not 1 to 15 of
+   *     {@code [A-Za-z0-9_]}
+   */
+  public void addUser(String id, String username, String name) {
+    requireUserId(id, "id");
+    Objects.requireNonNull(username, "username");
+    Objects.requireNonNull(name, "name");
+    if (!username.matches("[A-Za-z0-9_]{1,15}")) {
+      throw new IllegalArgumentException(
+          "username must be 1 to 15 of [A-Za-z0-9_] but was " + username);
+    }
+    api.users().put(id, username, name, clock.now());
+  }
+
+  /**
+   * Issues an OAuth 1.0a access token for a known user, as if the user had signed in: the
+   * credentials a bot under test acts with. {@code POST /1.1/oauth/invalidate_token} with it makes
+   * every later call answer 401 with code 89.
+   *
+   * @throws IllegalArgumentException when the user is unknown (see {@link #addUser})
+   */
+  public SimulatedUserToken signIn(String userId) {
+    String username = knownUsername(userId);
+    String[] issued = api.oauth().issueAccessToken(userId, username);
+    return new SimulatedUserToken(userId, username, issued[0], issued[1]);
+  }
+
+  /**
+   * Creates an activity subscription as {@code POST /2/activity/subscriptions} does, with the
+   * filter {@code {"user_id": userId}}: the events of posts and direct messages made on the
+   * simulator for that user go to it.
+   *
+   * @param webhookId the webhook to deliver to (see {@link #webhookIds()}), or null for the
+   *     activity stream only
+   * @return the subscription id
+   * @throws IllegalArgumentException when the webhook is unknown
+   */
+  public String subscribe(String eventType, String userId, String webhookId) {
+    Objects.requireNonNull(eventType, "eventType");
+    requireUserId(userId, "userId");
+    return api.subscriptions().add(eventType, userId, webhookId);
+  }
+
+  /**
+   * Stores a post by a known user without causing any event, as one posted before the test began:
+   * the lookup finds it, and a bot may reply to it or quote it.
+   *
+   * @return the post's id
+   */
+  public String addPost(String authorId, String text) {
+    knownUsername(authorId);
+    return api.posts().seed(authorId, Objects.requireNonNull(text, "text"));
+  }
+
+  /**
+   * Creates a post as a known user would through {@code POST /2/posts}, with the same refusals, and
+   * delivers the events it causes to the subscriptions they match: the author's {@code post.create}
+   * and, for each known user its text mentions ({@code @username}), {@code post.mention.create}.
+   *
+   * @return the post's id
+   * @throws IllegalArgumentException when the user is unknown or the platform refuses the post
+   */
+  public String createPost(String authorId, String text) {
+    knownUsername(authorId);
+    ObjectNode body = Json.object();
+    body.put("text", Objects.requireNonNull(text, "text"));
+    return created(api.posts().create(authorId, body, true), "id");
+  }
+
+  /**
+   * Another user mentions {@code mentionedUserId}: creates a post by {@code authorId} whose text is
+   * {@code "@<username> " + text}, as {@link #createPost}, so the mentioned user's {@code
+   * post.mention.create} subscriptions receive it. What a test of a replying bot starts with.
+   *
+   * @return the post's id
+   */
+  public String mention(String authorId, String mentionedUserId, String text) {
+    String username = knownUsername(mentionedUserId);
+    return createPost(authorId, "@" + username + " " + Objects.requireNonNull(text, "text"));
+  }
+
+  /**
+   * A known user sends a direct message, as through {@code POST
+   * /2/dm_conversations/with/{participant_id}/messages}: the recipient's {@code dm.received} and
+   * the sender's {@code dm.sent} subscriptions receive it.
+   *
+   * @return the message's id ({@code dm_event_id})
+   */
+  public String sendDm(String senderId, String recipientId, String text) {
+    knownUsername(senderId);
+    requireUserId(recipientId, "recipientId");
+    ObjectNode body = Json.object();
+    body.put("text", Objects.requireNonNull(text, "text"));
+    SimResponse answer = api.directMessages().send(senderId, recipientId, body);
+    if (answer.status() != 201) {
+      throw new IllegalArgumentException(
+          "the direct message was refused: " + new String(answer.body(), StandardCharsets.UTF_8));
+    }
+    return Json.parseOrNull(answer.body()).path("data").path("dm_event_id").asText();
+  }
+
+  /** The posts of {@code userId} the simulator holds, oldest first; an immutable snapshot. */
+  public List<SimulatedPost> postsBy(String userId) {
+    return api.posts().by(Objects.requireNonNull(userId, "userId"));
+  }
+
+  /**
+   * Waits until {@code userId} has at least {@code count} posts, e.g. the answer of a bot under
+   * test, and returns them, oldest first.
+   *
+   * @throws AssertionError naming the posts seen when {@code timeout} passes first
+   */
+  public List<SimulatedPost> awaitPostsBy(String userId, int count, Duration timeout) {
+    Objects.requireNonNull(userId, "userId");
+    return api.posts()
+        .await(userId, requireCount(count), Builder.requirePositive(timeout, "timeout"));
+  }
+
+  /** The direct messages sent to {@code userId}, oldest first; an immutable snapshot. */
+  public List<SimulatedDirectMessage> directMessagesTo(String userId) {
+    return api.directMessages().to(Objects.requireNonNull(userId, "userId"));
+  }
+
+  /**
+   * Waits until {@code userId} has received at least {@code count} direct messages and returns
+   * them, oldest first.
+   *
+   * @throws AssertionError naming the messages seen when {@code timeout} passes first
+   */
+  public List<SimulatedDirectMessage> awaitDirectMessagesTo(
+      String userId, int count, Duration timeout) {
+    Objects.requireNonNull(userId, "userId");
+    return api.directMessages()
+        .await(userId, requireCount(count), Builder.requirePositive(timeout, "timeout"));
+  }
+
+  /**
+   * Whether the app holds the direct-message permission (default true). Without it, sending a
+   * direct message is refused with 403 and code 93.
+   */
+  public void directMessagesPermitted(boolean permitted) {
+    api.directMessages().permitted(permitted);
+  }
+
+  /**
+   * Keeps the post of a triggered sample event ({@code post.*} but {@code post.delete}) and its
+   * expanded users, so that a bot answering it finds it by lookup and may reply to it.
+   */
+  void rememberSamplePost(String event) {
+    api.posts().remember(Json.parseOrNull(event.getBytes(StandardCharsets.UTF_8)));
+  }
+
+  private String knownUsername(String userId) {
+    requireUserId(userId, "userId");
+    String username = api.users().username(userId);
+    if (username == null) {
+      throw new IllegalArgumentException(
+          "user " + userId + " is unknown to the simulator: addUser(id, username, name) first");
+    }
+    return username;
+  }
+
+  private static String created(SimResponse answer, String field) {
+    if (answer.status() != 201) {
+      throw new IllegalArgumentException(
+          "the post was refused: " + new String(answer.body(), StandardCharsets.UTF_8));
+    }
+    return Json.parseOrNull(answer.body()).path("data").path(field).asText();
+  }
+
+  private static void requireUserId(String id, String name) {
+    Objects.requireNonNull(id, name);
+    if (!id.matches("[0-9]{1,19}")) {
+      throw new IllegalArgumentException(name + " must be a user id (digits) but was " + id);
+    }
+  }
+
+  private static int requireCount(int count) {
+    if (count < 1) {
+      throw new IllegalArgumentException("count must be at least 1 but was " + count);
+    }
+    return count;
+  }
+
   /**
    * Produces an event of a subscription with a webhook: adds {@code body} (UTF-8) to the delivery
    * history of every registered webhook at the simulator's current time, then signs and POSTs it to
@@ -349,6 +547,14 @@ public final class PlatformSimulator implements AutoCloseable {
 
   List<RegisteredWebhook> webhooks() {
     return api.webhooks();
+  }
+
+  /**
+   * The ids of the registered webhooks, oldest first: for {@link #subscribe} when the consumer
+   * under test registered its webhook itself.
+   */
+  public List<String> webhookIds() {
+    return api.webhooks().stream().map(webhook -> webhook.id).toList();
   }
 
   /** Forgets the open streams whose client has gone; see {@link StreamHub#forgetGone}. */

@@ -64,8 +64,35 @@ final class SubscriptionsResource {
     }
   }
 
+  /**
+   * Creates a subscription as {@code POST /2/activity/subscriptions} does.
+   *
+   * @return the subscription id
+   * @throws IllegalArgumentException when the platform would refuse it
+   */
+  String add(String eventType, String userId, String webhookId) {
+    ObjectNode body = Json.object();
+    body.put("event_type", eventType);
+    body.putObject("filter").put("user_id", userId);
+    if (webhookId != null) {
+      body.put("webhook_id", webhookId);
+    }
+    SimResponse answer = create(body);
+    JsonNode created = Json.parseOrNull(answer.body());
+    if (answer.status() != 200) {
+      throw new IllegalArgumentException("subscription refused: " + created);
+    }
+    JsonNode data = created.get("data");
+    return (data.has("subscription") ? data.get("subscription") : data)
+        .get("subscription_id")
+        .asText();
+  }
+
   private SimResponse create(ApiRequest request) {
-    JsonNode body = Json.parseOrNull(request.body());
+    return create(Json.parseOrNull(request.body()));
+  }
+
+  private SimResponse create(JsonNode body) {
     if (body == null || !body.isObject()) {
       return Api.badRequest("The request body must be a JSON object");
     }

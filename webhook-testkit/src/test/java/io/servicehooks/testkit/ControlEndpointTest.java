@@ -132,6 +132,26 @@ final class ControlEndpointTest {
   }
 
   @Test
+  void trigger_mention_itsPostIsFoundByLookupWithItsAuthor() throws IOException {
+    ConsumerStub consumer = consumer();
+
+    control("POST", "/_sim/trigger", "{\"type\":\"post.mention.create\"}");
+
+    await().until(() -> consumer.deliveries().size() == 1);
+    JsonNode post =
+        PlatformClient.json(consumer.deliveries().get(0).bodyText()).get("data").get("payload");
+    HttpResponse<String> looked =
+        client.call("GET", "/2/posts/" + post.get("id").asText() + "?expansions=author_id", null);
+    assertThat(looked.statusCode()).isEqualTo(200);
+    JsonNode body = PlatformClient.json(looked);
+    assertThat(body.get("data").get("text").asText()).isEqualTo(post.get("text").asText());
+    assertThat(body.get("includes").get("users").get(0).get("id").asText())
+        .isEqualTo(post.get("author_id").asText());
+    assertThat(body.get("includes").get("users").get(0).get("username").asText())
+        .isEqualTo("another_account");
+  }
+
+  @Test
   void trigger_badInput_400WithReason() {
     assertThat(control("POST", "/_sim/trigger", "{}").statusCode()).isEqualTo(400);
     assertThat(control("POST", "/_sim/trigger", "{\"type\":\"x\",\"count\":0}").body())

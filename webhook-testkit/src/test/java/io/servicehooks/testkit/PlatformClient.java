@@ -117,6 +117,14 @@ final class PlatformClient {
     }
   }
 
+  static JsonNode json(String text) {
+    try {
+      return MAPPER.readTree(text);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   /** The reason of a webhook API failure: the text before the first ':' of errors[0].message. */
   static String reason(HttpResponse<String> response) {
     String message = json(response).path("errors").path(0).path("message").asText();

@@ -2,11 +2,15 @@ package io.servicehooks.samples;
 
 import io.servicehooks.catchup.CatchUp;
 import io.servicehooks.catchup.HeartbeatStore;
+import io.servicehooks.core.TypedEventListener;
 import io.servicehooks.core.WebhookConsumer;
 import io.servicehooks.core.WebhookRequest;
 import io.servicehooks.core.WebhookResponse;
+import io.servicehooks.core.payload.PostCreated;
 import io.servicehooks.postgres.PostgresInbox;
 import io.servicehooks.redis.RedisDeduplicator;
+import io.servicehooks.registration.Answering;
+import io.servicehooks.registration.UserCredentialsSource;
 import io.servicehooks.registration.Webhook;
 import io.servicehooks.registration.WebhookClient;
 import io.servicehooks.sqlite.SqliteDeduplicator;
@@ -80,6 +84,18 @@ public final class ModuleReadmes {
     // at shutdown: consumer.close(), then store.close()
     // MODULE-README-END
     return consumer;
+  }
+
+  /** webhook-registration: a listener that answers a mention as the bot user. */
+  public static TypedEventListener<PostCreated> registrationAnswering(WebhookClient client) {
+    // MODULE-README webhook-registration
+    Answering answering = Answering.with(client, UserCredentialsSource.fromEnvironment());
+    TypedEventListener<PostCreated> thanks =
+        answering.listener(
+            PostCreated.class,
+            (event, post, say) -> say.reply("@" + post.authorUsername() + " thanks!"));
+    // MODULE-README-END
+    return thanks;
   }
 
   /** webhook-redis: dedup shared by every instance. */
