@@ -30,6 +30,8 @@ final class UnknownProperties {
           "servicehooks.webhook.path",
           "servicehooks.webhook.max-body-size",
           "servicehooks.webhook.ignore-own-events",
+          "servicehooks.webhook.user.token",
+          "servicehooks.webhook.user.token-secret",
           "servicehooks.webhook.dedup.window",
           "servicehooks.webhook.dedup.max-entries",
           "servicehooks.webhook.dedup.redis.enabled",
