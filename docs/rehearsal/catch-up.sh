@@ -31,14 +31,14 @@ start_consumer consumer-1.log
 servicehooks webhooks ensure http://127.0.0.1:$CPORT/webhooks --allow-insecure-url
 
 say "3. trigger three events: handled at once"
-servicehooks trigger post.create --count 3
+servicehooks trigger post.mention.create --count 3
 sleep 2
 grep -o 'Handled .*' "$OUT/consumer-1.log"
 
 say "4. stop the consumer, trigger two more: retried after 2s, 4s, 8s, then dropped"
 kill -TERM $CONSUMER; wait $CONSUMER 2>/dev/null
 STOPPED=$(date +%s)
-servicehooks trigger post.create --count 2 | tee "$OUT/dropped.txt"
+servicehooks trigger post.mention.create --count 2 | tee "$OUT/dropped.txt"
 sleep 16
 grep -E 'dropped after' "$OUT/simulate.log"
 curl -s http://127.0.0.1:19000/_sim/state | jq -c '{attempts: .data.attempts, dropped: .data.dropped}'

@@ -29,7 +29,7 @@ until [ "$(curl -s $SERVICE_API_BASE_URL/_sim/state | jq '.data.streams | length
 servicehooks connections list
 
 say "trigger: a post, a like (filtered out by --events), a DM twice"
-servicehooks trigger post.create
+servicehooks trigger post.mention.create
 servicehooks trigger like.create
 servicehooks trigger dm.received --duplicate
 sleep 3
@@ -40,7 +40,7 @@ echo "--- consumer"; grep -o 'Handled .*' "$OUT/consumer.log"
 say "the platform drops the stream: listen reconnects at once, with backfill"
 curl -s -X POST -H "Content-Type: application/json" $SERVICE_API_BASE_URL/_sim/faults/stream/drop; echo
 until [ "$(curl -s $SERVICE_API_BASE_URL/_sim/state | jq '.data.streams | length')" = 1 ]; do sleep 0.2; done
-servicehooks trigger post.create
+servicehooks trigger post.mention.create
 sleep 2
 echo "--- listen (stderr)"; cat "$OUT/listen.err"
 echo "--- listen (stdout, last 3)"; tail -3 "$OUT/listen.out"

@@ -30,7 +30,7 @@ curl -s http://127.0.0.1:$CPORT/metrics | grep '^webhook_crc_last_answered_secon
 
 say "3. the platform switches the webhook off (as after a failed CRC check); a trigger reaches nobody"
 curl -s -X POST -H "$JSON" $SERVICE_API_BASE_URL/_sim/faults/webhook/invalidate; echo
-servicehooks trigger post.create
+servicehooks trigger post.mention.create
 
 say "4. within the check interval the consumer notices and revalidates it"
 until grep -q 'revalidated' "$OUT/consumer.log"; do sleep 0.5; done
@@ -39,7 +39,7 @@ servicehooks webhooks list
 curl -s http://127.0.0.1:$CPORT/metrics | grep '^webhook_registration_revalidations_total'
 
 say "5. events flow again"
-servicehooks trigger post.create
+servicehooks trigger post.mention.create
 sleep 2
 grep -o 'Handled .*' "$OUT/consumer.log"
 

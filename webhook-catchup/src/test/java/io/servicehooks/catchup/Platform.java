@@ -120,7 +120,11 @@ final class Platform implements AutoCloseable {
   }
 
   void produce(String postId) {
-    simulator.deliver(Events.postCreate("2244994945", postId, "text of " + postId));
+    simulator.deliver(
+        Events.activity(
+            "post.create",
+            "2244994945",
+            java.util.Map.of("id", postId, "text", "text of " + postId, "author_id", "783214")));
   }
 
   void advance(Duration by) {

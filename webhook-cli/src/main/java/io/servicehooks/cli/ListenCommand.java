@@ -151,6 +151,8 @@ final class ListenCommand implements Callable<Integer> {
         WebhookConsumer.builder()
             .consumerSecrets(List.of(HexFormat.of().formatHex(unused)))
             .deduplicator(Deduplicator.none())
+            // listen shows and forwards what the stream carries, the user's own activity too
+            .ignoreOwnEvents(false)
             .acknowledgement(Acknowledgement.SYNCHRONOUS);
     try {
       builder.on(patterns.isEmpty() ? List.of("*") : patterns, output);

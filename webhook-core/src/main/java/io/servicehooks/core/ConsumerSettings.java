@@ -69,6 +69,7 @@ final class ConsumerSettings {
   Duration dedupLease = Deduplicator.DEFAULT_LEASE;
   Duration dedupTimeout = WebhookConsumer.DEFAULT_DEDUP_TIMEOUT;
   boolean failOpen;
+  boolean ignoreOwnEvents = true;
   ScheduledExecutorService dedupScheduler = DedupGate.sharedScheduler();
 
   /** The platform gives up on an answer after this: every wait must end well before it. */

@@ -70,7 +70,8 @@ final class ConsumerWiring {
         s.observationRegistry == null
             ? Observations.NONE
             : MicrometerObservations.of(s.observationRegistry, s.acknowledgement);
-    Dispatcher dispatcher = new Dispatcher(s.router(names), s.errorHandler, metrics, observations);
+    Dispatcher dispatcher =
+        new Dispatcher(s.router(names), s.errorHandler, metrics, observations, s.ignoreOwnEvents);
     this.acknowledgementMode =
         acknowledgementMode(
             s,

@@ -7,6 +7,12 @@ import org.slf4j.LoggerFactory;
  * Runs an event's listeners in the order they were registered. The first that throws stops the rest
  * for that event, and the {@link ErrorHandler} hears of it. Counts each event's outcome in {@code
  * webhook.events}.
+ *
+ * <p>It is also the one place that skips an event the subscribed user caused itself ({@link
+ * OwnEvents}, unless {@code ignoreOwnEvents} is off): every acknowledgement mode and the activity
+ * stream call listeners only through here, so the rule holds in all of them, and a skipped event
+ * ends as a handled one does (marked done, never released or retried), counted with the outcome
+ * {@code own}.
  */
 final class Dispatcher {
 
@@ -18,12 +24,19 @@ final class Dispatcher {
   private final ErrorHandler errorHandler;
   private final Metrics metrics;
   private final Observations observations;
+  private final boolean ignoreOwnEvents;
 
-  Dispatcher(Router router, ErrorHandler errorHandler, Metrics metrics, Observations observations) {
+  Dispatcher(
+      Router router,
+      ErrorHandler errorHandler,
+      Metrics metrics,
+      Observations observations,
+      boolean ignoreOwnEvents) {
     this.router = router;
     this.errorHandler = errorHandler;
     this.metrics = metrics;
     this.observations = observations;
+    this.ignoreOwnEvents = ignoreOwnEvents;
   }
 
   boolean hasListeners(String type) {
@@ -44,6 +57,17 @@ final class Dispatcher {
     Router.Route[] routes = router.routesFor(event.type());
     if (routes.length == 0) {
       metrics.event(event.type(), "unhandled");
+      return null;
+    }
+    // Read only when a listener would run: an event nobody listens to costs no payload scan.
+    if (ignoreOwnEvents && OwnEvents.isOwn(event)) {
+      metrics.event(event.type(), "own");
+      if (log.isDebugEnabled()) {
+        log.debug(
+            "Skipped {} event {}: the subscribed user caused it itself (ignoreOwnEvents)",
+            LogSafe.escape(event.type()),
+            LogSafe.escape(event.id()));
+      }
       return null;
     }
     for (Router.Route route : routes) {

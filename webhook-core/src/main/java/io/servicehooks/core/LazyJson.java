@@ -1,5 +1,6 @@
 package io.servicehooks.core;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
@@ -104,6 +105,21 @@ final class LazyJson {
       return MISSING;
     }
     return new LazyJson(mapper, text);
+  }
+
+  /**
+   * A parser over the value that builds no tree: over the body's bytes or the stored text, or over
+   * the tree when one is already built; a missing value reads as no token at all.
+   */
+  JsonParser parser() throws IOException {
+    JsonNode n = node;
+    if (n == null && bytes != null) {
+      return mapper.getFactory().createParser(bytes, offset, length);
+    }
+    if (n == null && text != null) {
+      return mapper.getFactory().createParser(text);
+    }
+    return node().traverse();
   }
 
   /** Maps straight from the bytes when no tree was built yet. */

@@ -614,6 +614,21 @@ public final class WebhookConsumer implements AutoCloseable {
     }
 
     /**
+     * Whether listeners skip the events the subscribed user caused itself (default {@code true}): a
+     * {@code post.*} event whose author is the event's {@link WebhookEvent#forUserId() for_user_id}
+     * (its own posts, and its own replies that mention it), and a {@code dm.*} event whose sender
+     * it is (its own sent messages). A bot that answers mentions would otherwise answer its own
+     * answers, again and again. Such an event is acknowledged and marked done as a handled one,
+     * never retried; it counts in {@code webhook.events} with the outcome {@code own} and logs one
+     * DEBUG line. Events without {@code for_user_id} always run. Turn it off for an application
+     * that wants its user's own activity (an archive, an audit log).
+     */
+    public Builder ignoreOwnEvents(boolean ignoreOwnEvents) {
+      settings.ignoreOwnEvents = ignoreOwnEvents;
+      return this;
+    }
+
+    /**
      * How long a delivery handed to the listener executor may wait there for a thread (default
      * {@link WebhookConsumer#DEFAULT_QUEUEING_DEADLINE}, 5 s). One that starts later is not run: it
      * is answered 503 {@code {"error":"busy",...}} with {@code Retry-After} and its claims are

@@ -165,6 +165,11 @@ public final class WebhookEvent {
     return dedupKey;
   }
 
+  /** The payload as kept: read without building its tree ({@link OwnEvents}). */
+  LazyJson payloadJson() {
+    return payload;
+  }
+
   /** This event as plain values for a durable store; {@link #restore} gives an equal event back. */
   public StoredEvent toStored() {
     return new StoredEvent(

@@ -13,6 +13,10 @@ final class Fixtures {
 
   private Fixtures() {}
 
+  /**
+   * An envelope for the subscribed user {@code 2244994945} whose post is by another user ({@code
+   * 783214}): the consumer skips the subscribed user's own events by default.
+   */
   static String envelope(String uuid, String type) {
     return "{\"data\":{\"event_uuid\":\""
         + uuid
@@ -22,7 +26,7 @@ final class Fixtures {
         + "\"filter\":{\"user_id\":\"2244994945\"},\"tag\":\"t\","
         + "\"payload\":{\"id\":\""
         + uuid
-        + "\",\"text\":\"hello\",\"author_id\":\"2244994945\"}}}";
+        + "\",\"text\":\"hello\",\"author_id\":\"783214\"}}}";
   }
 
   static String hmac(String secret, String message) {

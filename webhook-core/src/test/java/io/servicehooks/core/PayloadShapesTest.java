@@ -46,6 +46,8 @@ final class PayloadShapesTest {
   private WebhookConsumer consumer() {
     return WebhookConsumer.builder()
         .consumerSecrets("s")
+        // the records are read from the user's own posts and messages too
+        .ignoreOwnEvents(false)
         .onError((event, failure) -> failures.add(failure))
         .onEvent(PostCreated.class, (e, p) -> seen.add(new Seen(e, p)))
         .onEvent(PostDeleted.class, (e, p) -> seen.add(new Seen(e, p)))
@@ -114,7 +116,11 @@ final class PayloadShapesTest {
   void triggerDmReceived_payloadAs_hasSenderRecipientAndText() throws Exception {
     List<WebhookEvent> events = new CopyOnWriteArrayList<>();
     WebhookConsumer consumer =
-        WebhookConsumer.builder().consumerSecrets("s").on("dm.*", events::add).build();
+        WebhookConsumer.builder()
+            .consumerSecrets("s")
+            .ignoreOwnEvents(false)
+            .on("dm.*", events::add)
+            .build();
     String body = Events.sample("dm.received", USER);
     byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
 

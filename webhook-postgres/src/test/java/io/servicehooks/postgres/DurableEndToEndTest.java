@@ -93,7 +93,11 @@ final class DurableEndToEndTest {
   void signedDeliveries_answered200OnlyOnceStoredThenHandledOnce() throws Exception {
     PostgresInbox.builder().dataSource(pool).schema(schema.name).createSchema(true).build().close();
     serve(pool);
-    String post = io.servicehooks.testkit.Events.postCreate("2244994945", "1001", "first post");
+    String post =
+        io.servicehooks.testkit.Events.activity(
+            "post.create",
+            "2244994945",
+            java.util.Map.of("id", "1001", "text", "first post", "author_id", "783214"));
     String uuid =
         new com.fasterxml.jackson.databind.ObjectMapper()
             .readTree(post)
@@ -132,7 +136,11 @@ final class DurableEndToEndTest {
     serve(nowhere);
 
     HttpResponse<String> r =
-        post(io.servicehooks.testkit.Events.postCreate("2244994945", "1002", "lost?"));
+        post(
+            io.servicehooks.testkit.Events.activity(
+                "post.create",
+                "2244994945",
+                java.util.Map.of("id", "1002", "text", "lost?", "author_id", "783214")));
 
     assertThat(r.statusCode()).isEqualTo(503);
     assertThat(r.headers().firstValue("Retry-After")).contains("1");

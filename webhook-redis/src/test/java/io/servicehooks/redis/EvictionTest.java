@@ -166,7 +166,12 @@ final class EvictionTest {
     StatefulRedisConnection<String, String> admin = client.connect();
     resources.add(admin);
     AtomicInteger runs = new AtomicInteger();
-    String body = Events.postCreate("2244994945", "1878", "runs while Redis fills up");
+    String body =
+        Events.activity(
+            "post.create",
+            "2244994945",
+            java.util.Map.of(
+                "id", "1878", "text", "runs while Redis fills up", "author_id", "783214"));
     WebhookConsumer consumer =
         WebhookConsumer.builder()
             .consumerSecrets(SECRET)

@@ -102,7 +102,12 @@ final class StalledClaimTest {
       long commandTimeoutMillis, long dedupTimeoutMillis) throws Exception {
     serve(Duration.ofMillis(commandTimeoutMillis), Duration.ofMillis(dedupTimeoutMillis));
     register();
-    String body = Events.postCreate("2244994945", "1877", "sent while Redis stalls");
+    String body =
+        Events.activity(
+            "post.create",
+            "2244994945",
+            java.util.Map.of(
+                "id", "1877", "text", "sent while Redis stalls", "author_id", "783214"));
     String key = store.redisKey("e:" + eventUuid(body));
 
     // the scripts are cached, as on a Redis that has served (else EVALSHA would find none)

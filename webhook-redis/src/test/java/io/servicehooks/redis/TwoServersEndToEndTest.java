@@ -140,7 +140,12 @@ final class TwoServersEndToEndTest {
 
     List<String> ids = new ArrayList<>();
     for (int i = 0; i < 40; i++) {
-      String body = Events.postCreate("2244994945", Integer.toString(1000 + i), "hello " + i);
+      String body =
+          Events.activity(
+              "post.create",
+              "2244994945",
+              java.util.Map.of(
+                  "id", Integer.toString(1000 + i), "text", "hello " + i, "author_id", "783214"));
       ids.add(eventUuid(body));
       // two copies to each server: four copies of every event at once
       assertThat(platform.deliver(body, 2)).isEqualTo(4);
@@ -185,7 +190,11 @@ final class TwoServersEndToEndTest {
     register(platform, url(a));
     register(platform, url(b));
 
-    String body = Events.postCreate("2244994945", "77", "runs long, then fails");
+    String body =
+        Events.activity(
+            "post.create",
+            "2244994945",
+            java.util.Map.of("id", "77", "text", "runs long, then fails", "author_id", "783214"));
     assertThat(platform.deliver(body)).isEqualTo(2);
 
     assertThat(firstRunning.await(20, TimeUnit.SECONDS)).isTrue();
@@ -217,14 +226,22 @@ final class TwoServersEndToEndTest {
     WebhookServer a = server(redis.url(), prefix, event -> runs.incrementAndGet());
     WebhookServer b = server(redis.url(), prefix, event -> runs.incrementAndGet());
 
-    String before = Events.postCreate("2244994945", "1", "before");
+    String before =
+        Events.activity(
+            "post.create",
+            "2244994945",
+            java.util.Map.of("id", "1", "text", "before", "author_id", "783214"));
     assertThat(post(a, before).statusCode()).isEqualTo(200);
     assertThat(post(b, before).body()).contains("duplicate");
     assertThat(runs).hasValue(1);
 
     redis.stop();
 
-    String during = Events.postCreate("2244994945", "2", "during");
+    String during =
+        Events.activity(
+            "post.create",
+            "2244994945",
+            java.util.Map.of("id", "2", "text", "during", "author_id", "783214"));
     for (WebhookServer server : List.of(a, b, a)) {
       long start = System.nanoTime();
       HttpResponse<String> answer = post(server, during);
@@ -269,7 +286,11 @@ final class TwoServersEndToEndTest {
         };
     WebhookServer a = server(redis.url, redis.prefix, slow, lease);
     WebhookServer b = server(redis.url, redis.prefix, slow, lease);
-    String body = Events.postCreate("2244994945", "5", "slow");
+    String body =
+        Events.activity(
+            "post.create",
+            "2244994945",
+            java.util.Map.of("id", "5", "text", "slow", "author_id", "783214"));
 
     CompletableFuture<HttpResponse<String>> first = postAsync(a, body);
     assertThat(started.await(20, TimeUnit.SECONDS)).isTrue();

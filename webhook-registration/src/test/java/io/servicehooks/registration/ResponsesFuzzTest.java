@@ -59,6 +59,25 @@ final class ResponsesFuzzTest {
       assertThat(e.status()).isEqualTo(status);
       assertThat(e.reason()).isNotNull();
       assertThat(e.getMessage()).isNotBlank();
+      WebhookApiException userContext =
+          ApiErrors.from(response(status, Map.of(), body), CLOCK, true);
+      assertThat(userContext.reason()).isNotNull();
+      assertThat(userContext.parameters()).doesNotContainNull();
+    }
+    // A post lookup's answer of any shape: records (each keeping JSON that parses) or an
+    // IOException, nothing else.
+    try {
+      PostLookup lookup = PostLookup.parse(body);
+      for (Post post : lookup.found()) {
+        assertThat(post.raw()).isNotNull();
+        if (post.author() != null) {
+          assertThat(post.author().raw()).isNotNull();
+        }
+        post.media().forEach(media -> assertThat(media.raw()).isNotNull());
+      }
+      assertThat(lookup.notFound()).doesNotContainNull();
+    } catch (java.io.IOException notAnAnswer) {
+      // a body that is not a JSON object
     }
   }
 

@@ -32,6 +32,7 @@ final class ListenerMethods {
   /** Adds every annotated method of every singleton bean to {@code builder}. */
   static void register(
       ConfigurableListableBeanFactory beanFactory, WebhookConsumer.Builder builder) {
+    // A method that takes a Say gets the application's Answering bean, asked for only then.
     for (String name : beanFactory.getBeanNamesForType(Object.class, false, false)) {
       Map<Method, OnWebhookEvent> methods = annotatedMethods(beanFactory, name);
       if (methods.isEmpty()) {
@@ -39,7 +40,7 @@ final class ListenerMethods {
       }
       methods.keySet().forEach(ListenerMethods::check);
       Object bean = beanFactory.getBean(name);
-      methods.forEach((method, annotation) -> add(builder, bean, method, annotation));
+      methods.forEach((method, annotation) -> add(beanFactory, builder, bean, method, annotation));
     }
   }
 
@@ -86,10 +87,17 @@ final class ListenerMethods {
 
   private static void check(Method method) {
     String problem = null;
-    if (method.getParameterCount() != 1) {
-      problem = "it takes " + method.getParameterCount() + " parameters but must take exactly one";
-    } else if (method.getParameterTypes()[0].isPrimitive()) {
+    Class<?>[] types = method.getParameterTypes();
+    boolean answers = types.length == 2 && isSay(types[1]);
+    if (types.length != 1 && !answers) {
+      problem =
+          "it takes "
+              + types.length
+              + " parameters but must take exactly one, and may take a Say after it";
+    } else if (types[0].isPrimitive()) {
       problem = "its parameter is a primitive, which no payload maps to";
+    } else if (isSay(types[0])) {
+      problem = "its first parameter is a Say; the event or its payload comes first";
     } else if (Modifier.isStatic(method.getModifiers())) {
       problem = "it is static";
     }
@@ -103,12 +111,32 @@ final class ListenerMethods {
     }
   }
 
+  /**
+   * Whether a parameter is the answering handle {@code io.servicehooks.registration.Say}, by name:
+   * naming the class would load webhook-registration, which is optional.
+   */
+  static boolean isSay(Class<?> type) {
+    return type.getName().equals("io.servicehooks.registration.Say");
+  }
+
   private static void add(
-      WebhookConsumer.Builder builder, Object bean, Method method, OnWebhookEvent annotation) {
+      ConfigurableListableBeanFactory beanFactory,
+      WebhookConsumer.Builder builder,
+      Object bean,
+      Method method,
+      OnWebhookEvent annotation) {
     Method invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
     ReflectionUtils.makeAccessible(invocable);
+    MethodListener listener = new MethodListener(bean, invocable, describe(method));
+    WebhookListener added =
+        invocable.getParameterCount() == 2
+            ? new AnsweringMethodListener(
+                AnsweringMethods.listener(
+                    beanFactory, listener.description, listener::argument, listener::invoke),
+                listener.description)
+            : listener;
     try {
-      builder.on(patterns(annotation), new MethodListener(bean, invocable, describe(method)));
+      builder.on(patterns(annotation), added);
     } catch (IllegalArgumentException badPattern) {
       // The message carries the cause's: the failure analysis then shows the method at the root.
       throw new IllegalStateException(
@@ -140,10 +168,18 @@ final class ListenerMethods {
 
     @Override
     public void onEvent(WebhookEvent event) throws Exception {
-      Object argument =
-          parameterType == WebhookEvent.class ? event : event.payloadAs(parameterType);
+      invoke(argument(event));
+    }
+
+    /** The method's first argument: the event itself, or its payload mapped to the type. */
+    Object argument(WebhookEvent event) {
+      return parameterType == WebhookEvent.class ? event : event.payloadAs(parameterType);
+    }
+
+    /** Calls the method with {@code arguments}, throwing what it throws. */
+    void invoke(Object... arguments) throws Exception {
       try {
-        method.invoke(bean, argument);
+        method.invoke(bean, arguments);
       } catch (InvocationTargetException e) {
         Throwable cause = e.getCause();
         if (cause instanceof Exception exception) {
@@ -154,6 +190,20 @@ final class ListenerMethods {
         }
         throw e;
       }
+    }
+
+    @Override
+    public String toString() {
+      return "@OnWebhookEvent " + description;
+    }
+  }
+
+  /** A method that also takes a {@code Say}: called through the application's Answering. */
+  private record AnsweringMethodListener(WebhookListener answering, String description)
+      implements WebhookListener {
+    @Override
+    public void onEvent(WebhookEvent event) throws Exception {
+      answering.onEvent(event);
     }
 
     @Override

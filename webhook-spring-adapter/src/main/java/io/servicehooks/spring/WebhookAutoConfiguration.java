@@ -48,9 +48,10 @@ import org.springframework.util.ClassUtils;
  * <p>One configuration per feature, as Spring Boot's own are built: this class makes the consumer
  * and serves it; {@code WebhookMetricsConfiguration}, {@code WebhookObservationConfiguration} (the
  * application's {@code ObservationRegistry}), {@code WebhookHealthConfiguration}, {@code
- * WebhookInboxConfiguration} (durable mode) and {@code WebhookRegistrationConfiguration} are
- * imported, so they apply under this class's conditions and come with it wherever it is named;
- * {@code WebhookPropertyChecks} checks the values binding cannot.
+ * WebhookInboxConfiguration} (durable mode), {@code WebhookRegistrationConfiguration} and {@code
+ * WebhookAnsweringConfiguration} (the client, credentials and {@code Answering} for listeners that
+ * answer) are imported, so they apply under this class's conditions and come with it wherever it is
+ * named; {@code WebhookPropertyChecks} checks the values binding cannot.
  *
  * <p>Like Spring Boot's own auto-configurations it is final and never proxied ({@link
  * AutoConfiguration} implies {@code proxyBeanMethods = false}): the {@code @Bean} methods never
@@ -70,7 +71,8 @@ import org.springframework.util.ClassUtils;
   WebhookObservationConfiguration.class,
   WebhookHealthConfiguration.class,
   WebhookInboxConfiguration.class,
-  WebhookRegistrationConfiguration.class
+  WebhookRegistrationConfiguration.class,
+  WebhookAnsweringConfiguration.class
 })
 public final class WebhookAutoConfiguration {
 
@@ -93,6 +95,7 @@ public final class WebhookAutoConfiguration {
         WebhookConsumer.builder()
             .consumerSecrets(WebhookPropertyChecks.consumerSecrets(properties.getConsumerSecrets()))
             .maxBodyBytes(WebhookPropertyChecks.checkedMaxBodyBytes(properties.getMaxBodySize()))
+            .ignoreOwnEvents(properties.isIgnoreOwnEvents())
             .dedupWindow(properties.getDedup().getWindow())
             .dedupMaxEntries(properties.getDedup().getMaxEntries())
             .acknowledgement(ack.getMode())

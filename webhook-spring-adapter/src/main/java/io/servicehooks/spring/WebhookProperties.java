@@ -40,6 +40,15 @@ public class WebhookProperties {
    */
   private DataSize maxBodySize = DataSize.ofBytes(WebhookConsumer.DEFAULT_MAX_BODY_BYTES);
 
+  /**
+   * Skip the listeners of events the subscribed user caused itself: its own posts (and its own
+   * replies that mention it) and its own sent direct messages; they are acknowledged as handled.
+   * false for an application that wants them (an archive, an audit log).
+   */
+  private boolean ignoreOwnEvents = true;
+
+  private final User user = new User();
+
   private final Dedup dedup = new Dedup();
 
   private final AcknowledgementProperties acknowledgement = new AcknowledgementProperties();
@@ -70,6 +79,18 @@ public class WebhookProperties {
     this.maxBodySize = maxBodySize;
   }
 
+  public boolean isIgnoreOwnEvents() {
+    return ignoreOwnEvents;
+  }
+
+  public void setIgnoreOwnEvents(boolean ignoreOwnEvents) {
+    this.ignoreOwnEvents = ignoreOwnEvents;
+  }
+
+  public User getUser() {
+    return user;
+  }
+
   public Dedup getDedup() {
     return dedup;
   }
@@ -97,7 +118,46 @@ public class WebhookProperties {
         + dedup.maxEntries
         + ", acknowledgement="
         + acknowledgement.mode
+        + ", ignoreOwnEvents="
+        + ignoreOwnEvents
         + "]";
+  }
+
+  /**
+   * The {@code servicehooks.webhook.user.*} settings: the default user's credentials, as which an
+   * {@code @OnWebhookEvent} method taking a {@code Say} answers (with {@code
+   * servicehooks.registration.base-url}). Unset, {@code SERVICE_USER_TOKEN} and {@code
+   * SERVICE_USER_TOKEN_SECRET} from the environment, or the credentials file of {@code servicehooks
+   * auth login}. Never printed.
+   */
+  public static class User {
+
+    /** The default user's access token (OAuth 1.0a), with token-secret. */
+    private String token;
+
+    /** The default user's access token secret, with token. */
+    private String tokenSecret;
+
+    public String getToken() {
+      return token;
+    }
+
+    public void setToken(String token) {
+      this.token = token;
+    }
+
+    public String getTokenSecret() {
+      return tokenSecret;
+    }
+
+    public void setTokenSecret(String tokenSecret) {
+      this.tokenSecret = tokenSecret;
+    }
+
+    @Override
+    public String toString() {
+      return "User[token=" + (token == null ? "unset" : "(hidden)") + "]";
+    }
   }
 
   /**

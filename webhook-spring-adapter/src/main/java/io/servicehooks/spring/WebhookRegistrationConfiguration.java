@@ -39,9 +39,17 @@ final class WebhookRegistrationConfiguration {
   @ConditionalOnMissingBean
   WebhookClient webhookClient(
       RegistrationProperties properties, ConfigurableEnvironment environment) {
+    return client(properties, environment, "servicehooks.registration.public-url is set");
+  }
+
+  /**
+   * The client {@link #webhookClient} and the answering configuration build: {@code why} says which
+   * setting asked for it, in the message of a missing base URL or missing credentials.
+   */
+  static WebhookClient client(
+      RegistrationProperties properties, ConfigurableEnvironment environment, String why) {
     if (properties.getBaseUrl() == null) {
-      throw new IllegalStateException(
-          "servicehooks.registration.base-url is required when servicehooks.registration.public-url is set");
+      throw new IllegalStateException("servicehooks.registration.base-url is required when " + why);
     }
     WebhookClient.Builder builder =
         WebhookClient.builder()
@@ -60,7 +68,8 @@ final class WebhookRegistrationConfiguration {
       builder.apiCredentials(key, secret);
     } else {
       throw new IllegalStateException(
-          "servicehooks.registration.public-url is set but the environment has neither "
+          why
+              + " but the environment has neither "
               + BEARER_TOKEN
               + " nor both "
               + API_KEY

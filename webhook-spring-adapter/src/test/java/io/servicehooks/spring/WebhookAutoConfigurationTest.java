@@ -712,7 +712,7 @@ final class WebhookAutoConfigurationTest {
       return activity(
           id,
           "post.create",
-          "{\"id\":\"" + id + "\",\"text\":\"" + text + "\",\"author_id\":\"2244994945\"}");
+          "{\"id\":\"" + id + "\",\"text\":\"" + text + "\",\"author_id\":\"783214\"}");
     }
   }
 

@@ -104,7 +104,17 @@ final class WebhookEndpointTest {
     assertThat(webhook.valid()).isTrue();
 
     int filterSawBefore = filter.bodiesRead.size();
-    String post = Events.postCreate(USER, "1900000000000000001", "hello from the simulator");
+    String post =
+        Events.activity(
+            "post.create",
+            USER,
+            java.util.Map.of(
+                "id",
+                "1900000000000000001",
+                "text",
+                "hello from the simulator",
+                "author_id",
+                "783214"));
     assertThat(platform.deliver(post, 2)).isEqualTo(2);
     assertThat(
             platform.deliver(Events.profileUpdate("ProfileBioUpdate", USER, "old bio", "new bio")))
@@ -177,7 +187,12 @@ final class WebhookEndpointTest {
 
   @Test
   void delivery_badSignature_answers401ExactlyAsTheCore() throws Exception {
-    byte[] body = Events.postCreate(USER, "2", "forged").getBytes(StandardCharsets.UTF_8);
+    byte[] body =
+        Events.activity(
+                "post.create",
+                USER,
+                java.util.Map.of("id", "2", "text", "forged", "author_id", "783214"))
+            .getBytes(StandardCharsets.UTF_8);
     String signature = TestSigner.sign("not-the-secret", body);
     HttpResponse<String> response =
         send(post(body).header(WebhookRequest.SIGNATURE_HEADER, signature));
@@ -189,7 +204,12 @@ final class WebhookEndpointTest {
 
   @Test
   void delivery_missingSignature_answers401() throws Exception {
-    byte[] body = Events.postCreate(USER, "3", "unsigned").getBytes(StandardCharsets.UTF_8);
+    byte[] body =
+        Events.activity(
+                "post.create",
+                USER,
+                java.util.Map.of("id", "3", "text", "unsigned", "author_id", "783214"))
+            .getBytes(StandardCharsets.UTF_8);
     HttpResponse<String> response = send(post(body));
     assertSameAnswer(response, consumer.handle(WebhookRequest.post(null, body)).join());
     assertThat(response.statusCode()).isEqualTo(401);

@@ -88,6 +88,6 @@ final class Http {
         + "\"filter\":{\"user_id\":\"2244994945\"},"
         + "\"payload\":{\"id\":\""
         + uuid
-        + "\",\"text\":\"hello world\",\"author_id\":\"2244994945\"}}}";
+        + "\",\"text\":\"hello world\",\"author_id\":\"783214\"}}}";
   }
 }

@@ -5,6 +5,7 @@ import io.micrometer.observation.ObservationRegistry;
 import io.servicehooks.catchup.CatchUp;
 import io.servicehooks.core.WebhookConsumer;
 import io.servicehooks.registration.WebhookWatch;
+import io.servicehooks.sqlite.SqliteDeduplicator;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.util.Map;
@@ -33,10 +34,12 @@ public final class ConsumerMain {
           + "                                           [--management-port N] [--management-host ADDR] [--demo]\n"
           + "environment: SERVICE_CONSUMER_SECRET (required, comma-separated, first current), PORT,\n"
           + "             WEBHOOK_PATH, HOST, MANAGEMENT_PORT, MANAGEMENT_HOST,\n"
-          + "             LISTENER_MODE=worker|inline, LOG_EVENTS=true|false, IO_THREADS, WORKER_THREADS,\n"
+          + "             LISTENER_MODE=worker|inline, LOG_EVENTS=true|false, IGNORE_OWN_EVENTS=true|false,\n"
+          + "             IO_THREADS, WORKER_THREADS,\n"
           + "             LISTENER_DELAY_MS, LISTENER_FAIL, DATABASE_URL, DATABASE_USER, DATABASE_PASSWORD,\n"
           + "             DATABASE_SCHEMA, DATABASE_CREATE_SCHEMA, INBOX_MAX_ATTEMPTS, INBOX_RETRY_BASE_MS,\n"
-          + "             INBOX_LEASE_MS, INBOX_INSTANCE_NAME, REDIS_URL, REDIS_PREFIX, CATCH_UP=true|false (with\n"
+          + "             INBOX_LEASE_MS, INBOX_INSTANCE_NAME, REDIS_URL, REDIS_PREFIX, DEDUP_FILE,\n"
+          + "             CATCH_UP=true|false (with\n"
           + "             SERVICE_API_BASE_URL, SERVICE_API_KEY, SERVICE_API_SECRET or SERVICE_BEARER_TOKEN,\n"
           + "             WEBHOOK_URL or CATCH_UP_WEBHOOK_ID, and REDIS_URL, DATABASE_URL or CATCH_UP_FILE;\n"
           + "             CATCH_UP_HEARTBEAT_MS, CATCH_UP_GAP_THRESHOLD_MS),\n"
@@ -95,13 +98,19 @@ public final class ConsumerMain {
     private final StandaloneConsumer consumer;
     private final WebhookWatch watch;
     private final CatchUp catchUp;
+    private final SqliteDeduplicator dedupStore;
     private final Tracing tracing;
 
     private Running(
-        StandaloneConsumer consumer, WebhookWatch watch, CatchUp catchUp, Tracing tracing) {
+        StandaloneConsumer consumer,
+        WebhookWatch watch,
+        CatchUp catchUp,
+        SqliteDeduplicator dedupStore,
+        Tracing tracing) {
       this.consumer = consumer;
       this.watch = watch;
       this.catchUp = catchUp;
+      this.dedupStore = dedupStore;
       this.tracing = tracing;
     }
 
@@ -110,7 +119,10 @@ public final class ConsumerMain {
       return consumer.port();
     }
 
-    /** Stops, as SIGTERM does: the check, catch-up, the consumer, then the traces' exporter. */
+    /**
+     * Stops, as SIGTERM does: the check, catch-up, the consumer, the dedup file, then the traces'
+     * exporter.
+     */
     @Override
     public void close() {
       if (watch != null) {
@@ -120,6 +132,9 @@ public final class ConsumerMain {
         catchUp.close();
       }
       consumer.close();
+      if (dedupStore != null) {
+        dedupStore.close(); // after the deliveries that use it
+      }
       if (tracing != null) {
         tracing.close(); // after the consumer: its last spans are exported too
       }
@@ -177,11 +192,15 @@ public final class ConsumerMain {
     WebhookCheckWiring.Config checkConfig;
     StreamWiring.Config streamConfig;
     boolean listenerFail;
+    boolean ignoreOwnEvents;
+    java.nio.file.Path dedupFile;
     Tracing tracing;
     try {
       command = ConsumerSettingsReader.parse(args, env);
       listenerDelayMs = ConsumerSettingsReader.listenerDelayMs(env);
       listenerFail = ConsumerSettingsReader.bool(env, ConsumerVariables.LISTENER_FAIL, false);
+      ignoreOwnEvents = ConsumerSettingsReader.bool(env, ConsumerVariables.IGNORE_OWN_EVENTS, true);
+      dedupFile = ConsumerSettingsReader.dedupFile(env);
       catchUpConfig = command.help() || command.demo() ? null : CatchUpWiring.parse(env);
       checkConfig = command.help() || command.demo() ? null : WebhookCheckWiring.parse(env);
       streamConfig = command.help() || command.demo() ? null : StreamWiring.parse(env);
@@ -208,12 +227,31 @@ public final class ConsumerMain {
     }
     StandaloneConsumer consumer;
     CatchUp[] catchUp = new CatchUp[1];
+    SqliteDeduplicator dedupStore;
+    try {
+      dedupStore = dedupFile == null ? null : SqliteDeduplicator.open(dedupFile);
+    } catch (IllegalStateException e) {
+      err.println("servicehooks-consumer: DEDUP_FILE: " + e.getMessage());
+      exit[0] = 2;
+      return null;
+    }
+    if (dedupStore != null) {
+      log.info("Dedup in {} (DEDUP_FILE): kept across restarts of this process", dedupFile);
+    } else if (streamConfig != null
+        && command.settings().redisUrl() == null
+        && command.database() == null) {
+      log.info(StreamWiring.inMemoryRestartLine(streamConfig));
+    }
     try {
       consumer =
           StandaloneConsumer.start(
               command.settings(),
               command.database(),
               (b, registry) -> {
+                b.ignoreOwnEvents(ignoreOwnEvents);
+                if (dedupStore != null) {
+                  b.deduplicator(dedupStore);
+                }
                 if (listenerDelayMs > 0) {
                   b.onAny(event -> Thread.sleep(listenerDelayMs));
                 }
@@ -239,6 +277,9 @@ public final class ConsumerMain {
       if (tracing != null) {
         tracing.close();
       }
+      if (dedupStore != null) {
+        dedupStore.close();
+      }
       exit[0] = refused(e, err);
       return null;
     }
@@ -255,7 +296,7 @@ public final class ConsumerMain {
     } else if (checkConfig != null) {
       log.info("DELIVERY=stream serves no webhook: WEBHOOK_URL is not checked");
     }
-    return new Running(consumer, watch, catchUp[0], tracing);
+    return new Running(consumer, watch, catchUp[0], dedupStore, tracing);
   }
 
   /** {@code OTEL_EXPORTER_OTLP_ENDPOINT} and friends: traces over OTLP, or null when unset. */

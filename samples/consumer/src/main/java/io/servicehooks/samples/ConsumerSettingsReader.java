@@ -114,6 +114,34 @@ final class ConsumerSettingsReader {
     return new ConsumerMain.Command(settings, database, demo, help);
   }
 
+  /**
+   * {@code DEDUP_FILE}: the SQLite file of the dedup store, or null when unset. Refused beside
+   * {@code REDIS_URL} or {@code DATABASE_URL}, which choose a store of their own (Redis, the inbox
+   * table).
+   */
+  static java.nio.file.Path dedupFile(Map<String, String> env) throws ConfigException {
+    String file = DEDUP_FILE.value(env);
+    if (file == null) {
+      return null;
+    }
+    for (Variable other : List.of(REDIS_URL, DATABASE_URL)) {
+      if (other.value(env) != null) {
+        throw new ConfigException(
+            "DEDUP_FILE and "
+                + other
+                + " both choose the dedup store: set one (DEDUP_FILE for one process that keeps"
+                + " its memory across restarts, "
+                + other
+                + " for a store the instances share)");
+      }
+    }
+    try {
+      return java.nio.file.Path.of(file);
+    } catch (java.nio.file.InvalidPathException e) {
+      throw new ConfigException("DEDUP_FILE is not a file path: " + e.getReason());
+    }
+  }
+
   private static boolean streamOnly(Map<String, String> env) throws ConfigException {
     return StreamWiring.delivery(env) == StreamWiring.Delivery.STREAM;
   }

@@ -72,6 +72,18 @@ final class ConsumerVariables {
           "LISTENER_MODE", null, "worker", "worker, or inline (listeners on the IO thread)");
   static final Variable LOG_EVENTS =
       new Variable("LOG_EVENTS", null, "true", "one INFO line per handled event");
+  static final Variable IGNORE_OWN_EVENTS =
+      new Variable(
+          "IGNORE_OWN_EVENTS",
+          null,
+          "true",
+          "skip listeners of events the subscribed user caused itself");
+  static final Variable DEDUP_FILE =
+      new Variable(
+          "DEDUP_FILE",
+          null,
+          "unset",
+          "dedup in this SQLite file, kept across restarts (one process)");
   static final Variable IO_THREADS =
       new Variable("IO_THREADS", null, "one per core", "Undertow IO threads");
   static final Variable WORKER_THREADS =
@@ -224,6 +236,7 @@ final class ConsumerVariables {
           MANAGEMENT_HOST,
           LISTENER_MODE,
           LOG_EVENTS,
+          IGNORE_OWN_EVENTS,
           LISTENER_DELAY_MS,
           LISTENER_FAIL,
           IO_THREADS,
@@ -241,6 +254,7 @@ final class ConsumerVariables {
           STREAM_BACKFILL_MINUTES,
           REDIS_URL,
           REDIS_PREFIX,
+          DEDUP_FILE,
           CATCH_UP,
           SERVICE_API_BASE_URL,
           SERVICE_API_KEY,

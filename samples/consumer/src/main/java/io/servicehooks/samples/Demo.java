@@ -28,6 +28,9 @@ import java.util.Map;
 final class Demo {
 
   private static final String USER = "2244994945";
+  // The posts' author: another user's posts reach the listeners; the subscribed user's own are
+  // skipped by default (ignoreOwnEvents).
+  private static final String AUTHOR = "783214";
 
   private Demo() {}
 
@@ -101,7 +104,7 @@ final class Demo {
                     "text",
                     "Hello from the platform",
                     "author_id",
-                    USER)),
+                    AUTHOR)),
             1);
         deliver(
             platform,
@@ -154,7 +157,7 @@ final class Demo {
                     "text",
                     "Said once, delivered twice",
                     "author_id",
-                    USER)),
+                    AUTHOR)),
             2);
 
         out.println("3. an attacker without the consumer secret");

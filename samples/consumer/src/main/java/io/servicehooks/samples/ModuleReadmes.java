@@ -13,6 +13,7 @@ import io.servicehooks.registration.Answering;
 import io.servicehooks.registration.UserCredentialsSource;
 import io.servicehooks.registration.Webhook;
 import io.servicehooks.registration.WebhookClient;
+import io.servicehooks.sqlite.SqliteDeduplicator;
 import io.servicehooks.stream.ActivityStream;
 import io.servicehooks.testkit.Events;
 import io.servicehooks.testkit.TestSigner;
@@ -68,6 +69,21 @@ public final class ModuleReadmes {
     Webhook webhook = client.ensureRegistered("https://bot.example.org/webhooks");
     // MODULE-README-END
     return webhook;
+  }
+
+  /** webhook-sqlite: dedup in one file that survives restarts. */
+  public static WebhookConsumer sqlite() {
+    // MODULE-README webhook-sqlite
+    SqliteDeduplicator store = SqliteDeduplicator.open(Path.of("servicehooks-dedup.db"));
+    WebhookConsumer consumer =
+        WebhookConsumer.builder()
+            .consumerSecrets(System.getenv("SERVICE_CONSUMER_SECRET"))
+            .deduplicator(store)
+            .on("post.mention.create", event -> System.out.println(event.id()))
+            .build();
+    // at shutdown: consumer.close(), then store.close()
+    // MODULE-README-END
+    return consumer;
   }
 
   /** webhook-registration: a listener that answers a mention as the bot user. */

@@ -145,6 +145,17 @@ final class StreamWiring {
     return client.build();
   }
 
+  /**
+   * The one line a stream consumer says at start when its dedup is in memory: every start asks the
+   * last minutes again, and without a memory that survives the restart their events run again.
+   */
+  static String inMemoryRestartLine(Config config) {
+    return "Dedup is in memory: a restart re-runs the last "
+        + config.backfillMinutes()
+        + " minutes of events (backfill); set DEDUP_FILE=<path> (one process) or REDIS_URL for a"
+        + " store that survives restarts";
+  }
+
   /** Starts the stream into {@code consumer}, counting in {@code registry}. */
   static ActivityStream start(
       Config config, WebhookConsumer consumer, MeterRegistry registry, boolean webhookCatchUp) {

@@ -189,7 +189,11 @@ final class CatchUpWiringTest {
         assertThat(Files.readString(file)).contains("heartbeat=");
       }
       for (int i = 1; i <= 3; i++) {
-        platform.deliver(Events.postCreate("2244994945", "down-" + i, "while down"));
+        platform.deliver(
+            Events.activity(
+                "post.create",
+                "2244994945",
+                java.util.Map.of("id", "down-" + i, "text", "while down", "author_id", "783214")));
       }
       assertThat(platform.awaitIdle(Duration.ofSeconds(8))).isTrue();
       assertThat(platform.droppedEvents()).isEqualTo(3);

@@ -86,7 +86,14 @@ final class EndToEndTest {
             null,
             Map.of("before", "a", "after", "b")),
         2);
-    String batch = Events.accountPostCreate(USER, "batched", "200", "201");
+    // Posts of another user: the subscribed user's own posts run no listener by default.
+    String batch =
+        Events.accountActivity(
+            USER,
+            "post_create_events",
+            java.util.List.of(
+                Map.of("id_str", "200", "text", "batched", "user", Map.of("id_str", "783214")),
+                Map.of("id_str", "201", "text", "batched", "user", Map.of("id_str", "783214"))));
     platform.deliver(batch, 2);
     platform.deliver(Events.accountFollow(USER, "unfollow", "7", USER));
     assertThat(platform.awaitIdle(Duration.ofSeconds(20))).isTrue();

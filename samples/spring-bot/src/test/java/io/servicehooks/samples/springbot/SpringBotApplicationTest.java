@@ -87,7 +87,14 @@ final class SpringBotApplicationTest {
     BotListeners listeners = app.getBean(BotListeners.class);
     long postsBefore = listeners.posts();
     int attemptsBefore = platform.attempts().size();
-    assertThat(platform.deliver(Events.postCreate(USER, "1900000000000000042", "hi bot"), 2))
+    assertThat(
+            platform.deliver(
+                Events.activity(
+                    "post.create",
+                    USER,
+                    java.util.Map.of(
+                        "id", "1900000000000000042", "text", "hi bot", "author_id", "783214")),
+                2))
         .isEqualTo(2);
     assertThat(platform.awaitIdle(Duration.ofSeconds(20))).isTrue();
 
@@ -101,7 +108,12 @@ final class SpringBotApplicationTest {
 
   @Test
   void unsignedPost_answeredByServicehooksNotBySpringSecurity() throws Exception {
-    byte[] body = Events.postCreate(USER, "7", "unsigned").getBytes(StandardCharsets.UTF_8);
+    byte[] body =
+        Events.activity(
+                "post.create",
+                USER,
+                java.util.Map.of("id", "7", "text", "unsigned", "author_id", "783214"))
+            .getBytes(StandardCharsets.UTF_8);
     HttpResponse<String> response =
         send(
             HttpRequest.newBuilder(url("/webhooks"))

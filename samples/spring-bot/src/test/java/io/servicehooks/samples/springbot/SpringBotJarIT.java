@@ -88,7 +88,7 @@ final class SpringBotJarIT {
         envelope(
             "-7001",
             "post.create",
-            "{\"id\":\"7001\",\"text\":\"hello bot\",\"author_id\":\"2244994945\"}");
+            "{\"id\":\"7001\",\"text\":\"hello bot\",\"author_id\":\"783214\"}");
     String bio = envelope("7002", "ProfileBioUpdate", "{\"before\":\"old\",\"after\":\"new\"}");
 
     assertThat(deliver(post, SECRET).body())
