@@ -99,6 +99,11 @@ final class ControlHandler implements HttpHandler {
         return method.equals("GET") ? attempts() : methodNotAllowed();
       case "deliver":
         return post ? deliverRaw(query, body) : methodNotAllowed();
+      case "posts":
+        if (method.equals("GET")) {
+          return postsBy(query);
+        }
+        break;
       default:
         break;
     }
@@ -111,6 +116,27 @@ final class ControlHandler implements HttpHandler {
     switch (path) {
       case "trigger":
         return trigger(json);
+      case "users":
+        simulator.addUser(
+            required(json, "id"),
+            required(json, "username"),
+            Json.text(json, "name") != null ? Json.text(json, "name") : required(json, "username"));
+        return ok(Json.object().put("id", json.get("id").asText()));
+      case "posts":
+        return ok(
+            Json.object()
+                .put(
+                    "id",
+                    simulator.createPost(required(json, "author_id"), required(json, "text"))));
+      case "dms":
+        return ok(
+            Json.object()
+                .put(
+                    "dm_event_id",
+                    simulator.sendDm(
+                        required(json, "sender_id"),
+                        required(json, "recipient_id"),
+                        required(json, "text"))));
       case "advance":
         Duration by = Duration.ofSeconds(integer(json, "seconds", 0, 0, 48 * 3600));
         simulator.advance(by);
@@ -287,6 +313,37 @@ final class ControlHandler implements HttpHandler {
     ObjectNode body = Json.object();
     body.set("data", list);
     return SimResponse.ok(body);
+  }
+
+  private SimResponse postsBy(String query) {
+    String author = OAuthEndpoints.firstValues(OAuthSignature.pairs(query)).get("author_id");
+    if (author == null) {
+      throw new IllegalArgumentException("author_id is required, e.g. /_sim/posts?author_id=42");
+    }
+    ArrayNode posts = Json.MAPPER.createArrayNode();
+    for (SimulatedPost post : simulator.postsBy(author)) {
+      ObjectNode node = posts.addObject();
+      node.put("id", post.id());
+      node.put("text", post.text());
+      node.put("created_at", post.createdAt().toString());
+      if (post.inReplyToPostId() != null) {
+        node.put("in_reply_to_post_id", post.inReplyToPostId());
+      }
+      if (post.quotedPostId() != null) {
+        node.put("quoted_post_id", post.quotedPostId());
+      }
+    }
+    ObjectNode data = Json.object();
+    data.set("posts", posts);
+    return ok(data);
+  }
+
+  private static String required(JsonNode json, String field) {
+    String value = Json.text(json, field);
+    if (value == null) {
+      throw new IllegalArgumentException(field + " is required");
+    }
+    return value;
   }
 
   private static int integer(JsonNode json, String field, int fallback, int min, int max) {

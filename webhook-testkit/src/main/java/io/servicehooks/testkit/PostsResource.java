@@ -326,7 +326,13 @@ final class PostsResource {
           return forbidden("You may only edit your own posts.");
         }
         for (JsonNode version : previous.full().path("edit_history_post_ids")) {
-          chain.add(posts.get(version.asText()));
+          Stored kept = posts.get(version.asText());
+          if (kept != null) {
+            chain.add(kept);
+          }
+        }
+        if (chain.isEmpty()) {
+          chain.add(previous);
         }
         Instant original = chain.get(0).createdAt();
         if (now.isAfter(original.plus(EDIT_WINDOW))) {

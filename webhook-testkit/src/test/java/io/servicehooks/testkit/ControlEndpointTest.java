@@ -152,6 +152,44 @@ final class ControlEndpointTest {
   }
 
   @Test
+  void usersPostsAndDms_playAnotherUserThroughSubscriptions() throws IOException {
+    ConsumerStub consumer = consumer();
+    String webhook = simulator.webhookIds().get(0);
+
+    assertThat(
+            control("POST", "/_sim/users", "{\"id\":\"1500000001\",\"username\":\"bot\"}")
+                .statusCode())
+        .isEqualTo(200);
+    control("POST", "/_sim/users", "{\"id\":\"1500000002\",\"username\":\"alice\"}");
+    simulator.subscribe("post.mention.create", "1500000001", webhook);
+    simulator.subscribe("dm.received", "1500000001", webhook);
+    HttpResponse<String> posted =
+        control("POST", "/_sim/posts", "{\"author_id\":\"1500000002\",\"text\":\"@bot hi\"}");
+    HttpResponse<String> sent =
+        control(
+            "POST",
+            "/_sim/dms",
+            "{\"sender_id\":\"1500000002\",\"recipient_id\":\"1500000001\",\"text\":\"psst\"}");
+    HttpResponse<String> unknown =
+        control("POST", "/_sim/posts", "{\"author_id\":\"999\",\"text\":\"x\"}");
+
+    assertThat(posted.statusCode()).as(posted.body()).isEqualTo(200);
+    assertThat(sent.statusCode()).as(sent.body()).isEqualTo(200);
+    assertThat(unknown.statusCode()).isEqualTo(400);
+    await().until(() -> consumer.deliveries().size() == 2);
+    assertThat(consumer.deliveryBodies())
+        .anySatisfy(body -> assertThat(body).contains("post.mention.create", "@bot hi"))
+        .anySatisfy(body -> assertThat(body).contains("dm.received", "psst"));
+    JsonNode listed =
+        PlatformClient.json(control("GET", "/_sim/posts?author_id=1500000002", null, null, null))
+            .get("data")
+            .get("posts");
+    assertThat(listed).hasSize(1);
+    assertThat(listed.get(0).get("id").asText())
+        .isEqualTo(PlatformClient.json(posted).get("data").get("id").asText());
+  }
+
+  @Test
   void trigger_badInput_400WithReason() {
     assertThat(control("POST", "/_sim/trigger", "{}").statusCode()).isEqualTo(400);
     assertThat(control("POST", "/_sim/trigger", "{\"type\":\"x\",\"count\":0}").body())
