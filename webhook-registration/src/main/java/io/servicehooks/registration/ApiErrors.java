@@ -140,7 +140,8 @@ final class ApiErrors {
       reason = oauthReason(parsed);
     }
     if (reason == WebhookApiException.Reason.UNKNOWN) {
-      WebhookApiException.Reason refusal = refusalReason(response.status(), parsed, userContext);
+      WebhookApiException.Reason refusal =
+          refusalReason(response.status(), parsed, userContext, response.path());
       if (refusal != null) {
         reason = refusal;
       }
@@ -225,7 +226,7 @@ final class ApiErrors {
    * null when none applies.
    */
   private static WebhookApiException.Reason refusalReason(
-      int status, Parsed parsed, boolean userContext) {
+      int status, Parsed parsed, boolean userContext, String path) {
     Integer code = parsed.code();
     if (status == 401 && userContext && Integer.valueOf(CODE_TOKEN_INVALID).equals(code)) {
       return WebhookApiException.Reason.TOKEN_INVALID;
@@ -246,6 +247,15 @@ final class ApiErrors {
     if (Integer.valueOf(CODE_NOT_PERMITTED).equals(code)
         || words.contains("not permitted")
         || words.contains("not allowed")) {
+      return WebhookApiException.Reason.NOT_PERMITTED;
+    }
+    // Posting and messaging for a user: the credentials were taken (a refused token is a 401), so
+    // any other 403 refuses the act itself (a reply to a hidden post, an edit of another's post or
+    // after its window), unless it is the platform's refusal of an app-only token.
+    if (userContext
+        && (path.startsWith("/2/posts") || path.startsWith("/2/dm_conversations/"))
+        && (parsed.type() == null || !parsed.type().endsWith("/unsupported-authentication"))
+        && code == null) {
       return WebhookApiException.Reason.NOT_PERMITTED;
     }
     return null;

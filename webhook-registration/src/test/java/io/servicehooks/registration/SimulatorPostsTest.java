@@ -169,4 +169,24 @@ final class SimulatorPostsTest {
     assertThat(refused.reason()).isEqualTo(Reason.NOT_PERMITTED);
     assertThat(refused.platformMessage()).isNotBlank();
   }
+
+  @Test
+  void editOfAnothersPost_andReplyToAnUnknownPost_notPermitted() {
+    String alicesPost = platform.addPost(ALICE, "mine");
+
+    WebhookApiException edit =
+        catchThrowableOfType(
+            () -> asBot.posts().create(NewPost.text("yours now").editOf(alicesPost)),
+            WebhookApiException.class);
+    WebhookApiException reply =
+        catchThrowableOfType(
+            () -> asBot.posts().create(NewPost.text("hello?").replyTo("1")),
+            WebhookApiException.class);
+
+    assertThat(edit.status()).isEqualTo(403);
+    assertThat(edit.reason()).isEqualTo(Reason.NOT_PERMITTED);
+    assertThat(edit.platformMessage()).isEqualTo("You may only edit your own posts.");
+    assertThat(reply.reason()).isEqualTo(Reason.NOT_PERMITTED);
+    assertThat(platform.postsBy(BOT)).isEmpty();
+  }
 }
