@@ -40,7 +40,11 @@ until [ "$(curl -s "$SERVICE_API_BASE_URL/_sim/state" | jq '.data.streams | leng
 say "trigger: another user mentions the bot's user"
 servicehooks trigger post.mention.create --user-id "$BOT"
 sleep 3
-echo "--- the bot"; grep -o 'Replied .*\|Handled .*\|Skipped .*' "$OUT/bot.log"
+echo "--- the bot"; grep -o 'Replied .*\|Handled .*' "$OUT/bot.log"
+echo "--- its reply came back to it as its own post.create: counted, not answered"
+curl -s http://127.0.0.1:18082/metrics | grep '^webhook_events_total'
+echo "--- posts by the bot's user"
+curl -s "$SERVICE_API_BASE_URL/_sim/posts?user_id=$BOT" | jq -r '.data[] | "\(.id) \(.text)"'
 REPLY=$(grep -o 'Replied to [0-9]* with post [0-9]*' "$OUT/bot.log" | grep -o '[0-9]*$')
 
 say "the reply, looked up with its author"
