@@ -13,6 +13,8 @@ say() { echo; echo "### $(date -u +%H:%M:%S) $*"; }
 say "simulate"
 servicehooks simulate --port 19002 > "$OUT/simulate.out" 2> "$OUT/simulate.log" &
 SIM=$!
+BOTPID=
+trap 'kill $SIM $BOTPID 2>/dev/null' EXIT
 until grep -q SERVICE_CONSUMER_SECRET "$OUT/simulate.out" 2>/dev/null; do sleep 0.2; done
 eval "$(grep '^export ' "$OUT/simulate.out")"
 
@@ -44,7 +46,7 @@ echo "--- the bot"; grep -o 'Replied .*\|Handled .*' "$OUT/bot.log"
 echo "--- its reply came back to it as its own post.create: counted, not answered"
 curl -s http://127.0.0.1:18082/metrics | grep '^webhook_events_total'
 echo "--- posts by the bot's user"
-curl -s "$SERVICE_API_BASE_URL/_sim/posts?user_id=$BOT" | jq -r '.data[] | "\(.id) \(.text)"'
+curl -s "$SERVICE_API_BASE_URL/_sim/posts?author_id=$BOT" | jq -c .
 REPLY=$(grep -o 'Replied to [0-9]* with post [0-9]*' "$OUT/bot.log" | grep -o '[0-9]*$')
 
 say "the reply, looked up with its author"
