@@ -44,7 +44,8 @@ final class AnsweringMethods {
           "Invalid @OnWebhookEvent method "
               + description
               + ": it takes a Say, which needs servicehooks.registration.base-url and the app's"
-              + " SERVICE_API_KEY and SERVICE_API_SECRET in the environment (or an Answering bean)");
+              + " SERVICE_API_KEY and SERVICE_API_SECRET in the environment (or an Answering"
+              + " bean)");
     }
     TypedEventListener<Object> typed =
         answering.listener(Object.class, (event, payload, say) -> call.call(payload, say));

@@ -6,27 +6,28 @@ import io.servicehooks.registration.UserCredentialsSource;
 import io.servicehooks.registration.WebhookClient;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.ConfigurableEnvironment;
 
 /**
- * Answering from listeners, when {@code servicehooks.registration.base-url} is set: a ready {@link
- * WebhookClient} for lookups and answers (the app's credentials from the environment, as for
- * registration), the {@link UserCredentialsSource} that finds the user an event is for (the default
- * user's {@code servicehooks.webhook.user.token} and {@code token-secret}, else {@code
- * SERVICE_USER_TOKEN}/{@code SERVICE_USER_TOKEN_SECRET} or the CLI's credentials file), and the
- * {@link Answering} that hands an {@link OnWebhookEvent} method taking a {@code Say} its handle.
- * Each backs off when the application defines its own.
+ * Answering from listeners, when {@code servicehooks.registration.base-url} is set and the
+ * environment holds {@code SERVICE_API_KEY} and {@code SERVICE_API_SECRET} ({@link
+ * OnAnsweringCondition}): a ready {@link WebhookClient} for lookups and answers (the app's
+ * credentials from the environment, as for registration), the {@link UserCredentialsSource} that
+ * finds the user an event is for (the default user's {@code servicehooks.webhook.user.token} and
+ * {@code token-secret}, else {@code SERVICE_USER_TOKEN}/{@code SERVICE_USER_TOKEN_SECRET} or the
+ * CLI's credentials file), and the {@link Answering} that hands an {@link OnWebhookEvent} method
+ * taking a {@code Say} its handle. Each backs off when the application defines its own.
  *
  * <p>Imported by {@link WebhookAutoConfiguration} after {@link WebhookRegistrationConfiguration},
  * whose client (with a public URL) is then the one used.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnClass(Answering.class)
-@ConditionalOnProperty(prefix = "servicehooks.registration", name = "base-url")
+@Conditional(OnAnsweringCondition.class)
 @EnableConfigurationProperties(RegistrationProperties.class)
 final class WebhookAnsweringConfiguration {
 

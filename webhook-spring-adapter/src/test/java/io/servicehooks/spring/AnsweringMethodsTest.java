@@ -161,6 +161,25 @@ final class AnsweringMethodsTest {
   }
 
   @Test
+  void baseUrlBlankOrWithoutApiCredentials_startsWithoutAnsweringBeans() {
+    for (String baseUrl :
+        new String[] {"", "http://127.0.0.1:" + platform.getAddress().getPort()}) {
+      new WebApplicationContextRunner()
+          .withConfiguration(AutoConfigurations.of(WebhookAutoConfiguration.class))
+          .withInitializer(FakeEnvironment.of(Map.of()))
+          .withPropertyValues(
+              "servicehooks.webhook.consumer-secrets=" + SECRET,
+              "servicehooks.registration.base-url=" + baseUrl)
+          .run(
+              context ->
+                  assertThat(context)
+                      .hasNotFailed()
+                      .doesNotHaveBean(Answering.class)
+                      .doesNotHaveBean(WebhookClient.class));
+    }
+  }
+
+  @Test
   void tokenWithoutSecret_startUpFailsNamingTheMissingProperty() {
     runner()
         .withPropertyValues("servicehooks.webhook.user.token=user-token")
