@@ -70,11 +70,8 @@ public final class ReplyBot {
   /** Runs the bot until SIGTERM; the exit status. */
   static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err)
       throws Exception {
-    Answering answering;
-    try {
-      answering = answering(env);
-    } catch (IllegalArgumentException | IllegalStateException e) {
-      err.println("servicehooks-reply-bot: " + e.getMessage());
+    Answering answering = answeringOrRefuse(env, err);
+    if (answering == null) {
       return 2;
     }
     return ConsumerMain.run(args, withDefaults(env), out, err, listeners(answering));
@@ -84,15 +81,22 @@ public final class ReplyBot {
   static ConsumerMain.Running start(
       String[] args, Map<String, String> env, PrintStream out, PrintStream err, int[] exit)
       throws Exception {
-    Answering answering;
-    try {
-      answering = answering(env);
-    } catch (IllegalArgumentException | IllegalStateException e) {
-      err.println("servicehooks-reply-bot: " + e.getMessage());
+    Answering answering = answeringOrRefuse(env, err);
+    if (answering == null) {
       exit[0] = 2;
       return null;
     }
     return ConsumerMain.start(args, withDefaults(env), out, err, listeners(answering), exit);
+  }
+
+  /** {@link #answering}, or null after the one line saying what is missing. */
+  private static Answering answeringOrRefuse(Map<String, String> env, PrintStream err) {
+    try {
+      return answering(env);
+    } catch (IllegalArgumentException | IllegalStateException e) {
+      err.println("servicehooks-reply-bot: " + e.getMessage());
+      return null;
+    }
   }
 
   /**
