@@ -99,7 +99,7 @@ final class SpringBotJarIT {
     assertThat(deliver(bio, "wrong-secret").statusCode()).isEqualTo(401);
 
     String logged = Files.readString(log);
-    assertThat(count(logged, "Post 7001 by 2244994945: hello bot")).isEqualTo(1);
+    assertThat(count(logged, "Post 7001 by 783214: hello bot")).isEqualTo(1);
     assertThat(count(logged, "profile.update.bio (sent as ProfileBioUpdate)")).isEqualTo(1);
 
     String metrics = send(HttpRequest.newBuilder(url("/actuator/prometheus")).GET()).body();
