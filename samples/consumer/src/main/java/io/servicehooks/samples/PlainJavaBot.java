@@ -14,7 +14,9 @@ public final class PlainJavaBot {
     WebhookConsumer consumer =
         WebhookConsumer.builder()
             .consumerSecrets(System.getenv("SERVICE_CONSUMER_SECRET"))
-            .on("post.create", event -> System.out.println("post: " + event.payload().path("text")))
+            .on(
+                "post.mention.create",
+                event -> System.out.println("mention: " + event.payload().path("text")))
             .on("dm.*", event -> System.out.println(event.type() + " " + event.id()))
             .onError((event, error) -> System.err.println("failed " + event.id() + ": " + error))
             .build();

@@ -16,7 +16,7 @@ public final class QuickStart {
     WebhookConsumer consumer =
         WebhookConsumer.builder()
             .consumerSecrets(System.getenv("SERVICE_CONSUMER_SECRET"))
-            .on("post.create", event -> System.out.println(event.payload().path("text")))
+            .on("post.mention.create", event -> System.out.println(event.payload().path("text")))
             .on("dm.*", event -> System.out.println(event.type() + " " + event.id()))
             .build();
     WebhookServer.builder(consumer).port(8080).path("/webhooks").build().start();
