@@ -11,10 +11,12 @@ import io.servicehooks.registration.UserCredentialsSource;
 import io.servicehooks.registration.WebhookClient;
 import io.servicehooks.samples.ConsumerMain;
 import io.servicehooks.stream.ActivityStream;
+import io.servicehooks.testkit.Fault;
 import io.servicehooks.testkit.OpenStream;
 import io.servicehooks.testkit.PlatformSimulator;
 import io.servicehooks.testkit.SimulatedPost;
 import io.servicehooks.testkit.SimulatedUserToken;
+import io.servicehooks.testsupport.TestDatabase;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -166,6 +168,52 @@ final class ReplyBotTest {
       assertThat(lastStream.backfillMinutes()).isEqualTo(5);
       Thread.sleep(2_000); // the backfill runs meanwhile
       assertThat(platform.postsBy(BOT)).hasSize(1);
+    }
+  }
+
+  /**
+   * In durable mode a failed answer is a failed listener, tried again by the inbox: the platform
+   * fails every call of the first try (503, the client's own retries included), the inbox runs the
+   * event again, and the mention is answered once.
+   */
+  @Test
+  void durableMode_aFailedAnswerIsTriedAgain_andAnsweredOnce() throws Exception {
+    try (TestDatabase.Schema schema = TestDatabase.schemaToBeCreated()) {
+      Map<String, String> env = env();
+      env.remove("DEDUP_FILE"); // the inbox table is the dedup
+      env.put("DATABASE_URL", TestDatabase.url());
+      env.put("DATABASE_SCHEMA", schema.name);
+      env.put("INBOX_RETRY_BASE_MS", "100");
+      try (ConsumerMain.Running running = started(env)) {
+        // The lookup of the first try and the client's 3 retries of it.
+        platform.enqueueFault(
+            Fault.serverError(503),
+            Fault.serverError(503),
+            Fault.serverError(503),
+            Fault.serverError(503));
+        String mention = platform.mention(ALICE, BOT, "hello");
+
+        List<SimulatedPost> replies = platform.awaitPostsBy(BOT, 1, WAIT);
+        assertThat(replies.get(0).inReplyToPostId()).isEqualTo(mention);
+        Thread.sleep(1_000);
+        assertThat(platform.postsBy(BOT)).hasSize(1);
+        String query =
+            "SELECT attempts, status FROM "
+                + schema.name
+                + ".webhook_inbox WHERE event_type = 'post.mention.create'";
+        await()
+            .atMost(WAIT)
+            .untilAsserted(
+                () -> {
+                  try (var connection = TestDatabase.connect();
+                      var statement = connection.createStatement();
+                      var rows = statement.executeQuery(query)) {
+                    assertThat(rows.next()).isTrue();
+                    assertThat(rows.getString("status")).isEqualTo("done");
+                    assertThat(rows.getInt("attempts")).isGreaterThanOrEqualTo(2);
+                  }
+                });
+      }
     }
   }
 
