@@ -1,9 +1,11 @@
 package io.servicehooks.spring;
 
+import io.micrometer.observation.ObservationRegistry;
 import io.servicehooks.registration.Answering;
 import io.servicehooks.registration.UserCredentials;
 import io.servicehooks.registration.UserCredentialsSource;
 import io.servicehooks.registration.WebhookClient;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -20,7 +22,8 @@ import org.springframework.core.env.ConfigurableEnvironment;
  * finds the user an event is for (the default user's {@code servicehooks.webhook.user.token} and
  * {@code token-secret}, else {@code SERVICE_USER_TOKEN}/{@code SERVICE_USER_TOKEN_SECRET} or the
  * CLI's credentials file), and the {@link Answering} that hands an {@link OnWebhookEvent} method
- * taking a {@code Say} its handle. Each backs off when the application defines its own.
+ * taking a {@code Say} its handle, observed in the application's {@code ObservationRegistry} when
+ * it has one. Each backs off when the application defines its own.
  *
  * <p>Imported by {@link WebhookAutoConfiguration} after {@link WebhookRegistrationConfiguration},
  * whose client (with a public URL) is then the one used.
@@ -60,7 +63,14 @@ final class WebhookAnsweringConfiguration {
 
   @Bean
   @ConditionalOnMissingBean
-  Answering answering(WebhookClient client, UserCredentialsSource credentials) {
-    return Answering.with(client, credentials);
+  Answering answering(
+      WebhookClient client,
+      UserCredentialsSource credentials,
+      ObjectProvider<ObservationRegistry> observations) {
+    Answering answering = Answering.with(client, credentials);
+    // Each call an answer makes is then a child of the listener's observation, as the consumer's
+    // own observations are made in the application's registry (WebhookObservationConfiguration).
+    ObservationRegistry registry = observations.getIfUnique();
+    return registry == null ? answering : answering.observationRegistry(registry);
   }
 }

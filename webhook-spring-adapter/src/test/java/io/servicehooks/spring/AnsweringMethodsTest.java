@@ -144,6 +144,64 @@ final class AnsweringMethodsTest {
             });
   }
 
+  @Configuration(proxyBeanMethods = false)
+  static class Observed {
+    final List<io.micrometer.observation.Observation.Context> started =
+        new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    @Bean
+    io.micrometer.observation.ObservationRegistry observationRegistry() {
+      io.micrometer.observation.ObservationRegistry registry =
+          io.micrometer.observation.ObservationRegistry.create();
+      registry
+          .observationConfig()
+          .observationHandler(
+              new io.micrometer.observation.ObservationHandler<>() {
+                @Override
+                public void onStart(io.micrometer.observation.Observation.Context context) {
+                  started.add(context);
+                }
+
+                @Override
+                public boolean supportsContext(
+                    io.micrometer.observation.Observation.Context context) {
+                  return true;
+                }
+              });
+      return registry;
+    }
+  }
+
+  @Test
+  void sayParameter_withTheApplicationsObservationRegistry_theAnswerIsAChildOfTheListener() {
+    runner()
+        .withUserConfiguration(Bot.class, Observed.class)
+        .withPropertyValues(
+            "servicehooks.webhook.user.token=user-token",
+            "servicehooks.webhook.user.token-secret=user-token-secret")
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+
+              WebhookResponse answer =
+                  deliver(
+                      context.getBean(WebhookConsumer.class), Events.sample("dm.received", BOT));
+
+              assertThat(answer.status()).isEqualTo(200);
+              List<io.micrometer.observation.Observation.Context> started =
+                  context.getBean(Observed.class).started;
+              io.micrometer.observation.Observation.Context call =
+                  started.stream()
+                      .filter(c -> "servicehooks.answer".equals(c.getName()))
+                      .findFirst()
+                      .orElseThrow(
+                          () -> new AssertionError("no servicehooks.answer in " + started));
+              assertThat(call.getParentObservation()).isNotNull();
+              assertThat(call.getParentObservation().getContextView().getName())
+                  .isEqualTo("servicehooks.listener");
+            });
+  }
+
   @Test
   void sayParameter_withoutBaseUrl_startUpFailsNamingTheMethod() {
     new WebApplicationContextRunner()
