@@ -66,8 +66,17 @@ final class WebhookAnsweringConfiguration {
   Answering answering(
       WebhookClient client,
       UserCredentialsSource credentials,
+      RegistrationProperties properties,
+      ConfigurableEnvironment environment,
       ObjectProvider<ObservationRegistry> observations) {
-    Answering answering = Answering.with(client, credentials);
+    // With SERVICE_BEARER_TOKEN set, the shared client holds that token only (it wins for app-only
+    // calls) and could sign nothing for a user: answers get a client of their own, on the app's
+    // key and secret (OnAnsweringCondition saw both).
+    WebhookClient signing =
+        WebhookRegistrationConfiguration.hasBearerToken(environment)
+            ? WebhookRegistrationConfiguration.userContextClient(properties, environment)
+            : client;
+    Answering answering = Answering.with(signing, credentials);
     // Each call an answer makes is then a child of the listener's observation, as the consumer's
     // own observations are made in the application's registry (WebhookObservationConfiguration).
     ObservationRegistry registry = observations.getIfUnique();

@@ -79,6 +79,32 @@ final class WebhookRegistrationConfiguration {
     return builder.build();
   }
 
+  /** Whether the process environment holds {@code SERVICE_BEARER_TOKEN}. */
+  static boolean hasBearerToken(ConfigurableEnvironment environment) {
+    return variable(systemEnvironment(environment), BEARER_TOKEN) != null;
+  }
+
+  /**
+   * A client on the app's key and secret from the environment, whatever {@code
+   * SERVICE_BEARER_TOKEN} says: the one that can sign calls made for a user (OAuth 1.0a needs the
+   * key and secret; a bearer token cannot act for a user).
+   */
+  static WebhookClient userContextClient(
+      RegistrationProperties properties, ConfigurableEnvironment environment) {
+    PropertySource<?> env = systemEnvironment(environment);
+    return WebhookClient.builder()
+        .baseUrl(properties.getBaseUrl())
+        .allowInsecureUrls(properties.isAllowInsecureUrl())
+        .apiCredentials(variable(env, API_KEY), variable(env, API_SECRET))
+        .build();
+  }
+
+  private static PropertySource<?> systemEnvironment(ConfigurableEnvironment environment) {
+    return environment
+        .getPropertySources()
+        .get(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME);
+  }
+
   @Bean
   @ConditionalOnMissingBean
   WebhookRegistrar webhookRegistrar(

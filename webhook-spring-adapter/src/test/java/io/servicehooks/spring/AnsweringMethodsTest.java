@@ -203,6 +203,43 @@ final class AnsweringMethodsTest {
   }
 
   @Test
+  void sayParameter_withABearerTokenToo_answersSignedAsTheUser() {
+    new WebApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(WebhookAutoConfiguration.class))
+        .withInitializer(
+            FakeEnvironment.of(
+                Map.of(
+                    "SERVICE_API_KEY",
+                    "api-key",
+                    "SERVICE_API_SECRET",
+                    "api-secret",
+                    "SERVICE_BEARER_TOKEN",
+                    "app-only-token")))
+        .withPropertyValues(
+            "servicehooks.webhook.consumer-secrets=" + SECRET,
+            "servicehooks.registration.base-url=http://127.0.0.1:"
+                + platform.getAddress().getPort(),
+            "servicehooks.registration.allow-insecure-url=true",
+            "servicehooks.webhook.user.token=user-token",
+            "servicehooks.webhook.user.token-secret=user-token-secret")
+        .withUserConfiguration(Bot.class)
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+
+              WebhookResponse answer =
+                  deliver(
+                      context.getBean(WebhookConsumer.class), Events.sample("dm.received", BOT));
+
+              assertThat(answer.status()).isEqualTo(200);
+              assertThat(asked).hasSize(1);
+              assertThat(asked.get(0).authorization())
+                  .startsWith("OAuth ")
+                  .contains("oauth_consumer_key=\"api-key\"", "oauth_token=\"user-token\"");
+            });
+  }
+
+  @Test
   void sayParameter_withoutBaseUrl_startUpFailsNamingTheMethod() {
     new WebApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(WebhookAutoConfiguration.class))
