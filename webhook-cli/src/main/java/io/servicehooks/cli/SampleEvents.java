@@ -63,11 +63,11 @@ final class SampleEvents {
       case "post.delete" -> payload.put("id", postId).put("author_id", SUBSCRIBED_USER_ID);
       case "profile" -> profile(payload, current(eventType));
       case "relation" -> {
-        payload.putObject("source").set("data", user(SUBSCRIBED_USER_ID, "servicehooks_demo"));
+        payload.putObject("source").set("data", user(SUBSCRIBED_USER_ID, "hooks_demo"));
         payload.putObject("target").set("data", user(OTHER_USER_ID, "another_account"));
       }
       case "broadcast" -> {
-        payload.set("user", user(SUBSCRIBED_USER_ID, "servicehooks_demo"));
+        payload.set("user", user(SUBSCRIBED_USER_ID, "hooks_demo"));
         payload.put("broadcast_id", "1" + random.nextInt(100_000_000, 999_999_999));
       }
       case "dm", "chat" -> directMessage(payload, eventType, createdAt);
@@ -94,9 +94,7 @@ final class SampleEvents {
     }
     if (!family.equals("oauth") && !family.equals("unknown")) {
       ArrayNode users =
-          data.putObject("includes")
-              .putArray("users")
-              .add(user(SUBSCRIBED_USER_ID, "servicehooks_demo"));
+          data.putObject("includes").putArray("users").add(user(SUBSCRIBED_USER_ID, "hooks_demo"));
       if (family.equals("post") && isOthersPost(eventType)) {
         users.add(user(OTHER_USER_ID, "another_account"));
       }
@@ -161,7 +159,7 @@ final class SampleEvents {
         .put("id", postId)
         .put(
             "text",
-            (own ? "" : "@servicehooks_demo ")
+            (own ? "" : "@hooks_demo ")
                 + "Sample post sent by servicehooks send ("
                 + eventType
                 + ")")
@@ -188,8 +186,8 @@ final class SampleEvents {
           .putArray("mentions")
           .addObject()
           .put("start", 0)
-          .put("end", "@servicehooks_demo".length())
-          .put("username", "servicehooks_demo")
+          .put("end", "@hooks_demo".length())
+          .put("username", "hooks_demo")
           .put("id", SUBSCRIBED_USER_ID);
     }
   }
@@ -208,7 +206,7 @@ final class SampleEvents {
       case "verified", "verified_badge", "affiliate", "affiliate_badge" ->
           payload.put("before", false).put("after", true);
       case "screenname", "handle" ->
-          payload.put("before", "servicehooks_old").put("after", "servicehooks_demo");
+          payload.put("before", "servicehooks_old").put("after", "hooks_demo");
       case "profile_picture", "banner_picture" ->
           payload
               .put("before", "https://pbs.example.com/" + field + "/old.jpg")
@@ -249,7 +247,7 @@ final class SampleEvents {
       event.putArray("participant_ids").add(recipient);
     }
     ObjectNode users = payload.putObject("users");
-    users.set(SUBSCRIBED_USER_ID, user(SUBSCRIBED_USER_ID, "servicehooks_demo"));
+    users.set(SUBSCRIBED_USER_ID, user(SUBSCRIBED_USER_ID, "hooks_demo"));
     users.set(OTHER_USER_ID, user(OTHER_USER_ID, "another_account"));
   }
 

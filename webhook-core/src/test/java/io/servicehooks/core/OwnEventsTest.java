@@ -58,7 +58,7 @@ final class OwnEventsTest {
     data.putObject("filter").put("user_id", USER);
     ObjectNode post = data.putObject("payload");
     post.put("id", "1900000000000000001")
-        .put("text", "@servicehooks_demo thanks!")
+        .put("text", "@hooks_demo thanks!")
         .put("author_id", USER)
         .put("in_reply_to_user_id", OTHER);
     post.putArray("referenced_posts")
@@ -69,7 +69,7 @@ final class OwnEventsTest {
         .putArray("mentions")
         .addObject()
         .put("id", USER)
-        .put("username", "servicehooks_demo");
+        .put("username", "hooks_demo");
     return root.toString();
   }
 
@@ -81,7 +81,7 @@ final class OwnEventsTest {
             Map.of(
                 "id_str", "191",
                 "text", "my own post",
-                "user", Map.of("id_str", USER, "screen_name", "servicehooks_demo"))));
+                "user", Map.of("id_str", USER, "screen_name", "hooks_demo"))));
   }
 
   private static String legacyDm(String sender, String recipient) {

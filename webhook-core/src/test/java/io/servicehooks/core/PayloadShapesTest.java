@@ -150,7 +150,7 @@ final class PayloadShapesTest {
     assertThat(post.authorUsername())
         .isNotNull()
         .isEqualTo(JSON.readTree(body).at("/data/includes/users/1/username").asText());
-    assertThat(post.mentions()).extracting(User::username).containsExactly("servicehooks_demo");
+    assertThat(post.mentions()).extracting(User::username).containsExactly("hooks_demo");
 
     Seen own = deliverOne(Events.sample("post.create", USER));
     assertThat(own.event().type()).isEqualTo("post.create");
@@ -180,7 +180,7 @@ final class PayloadShapesTest {
             List.of(
                 Map.of(
                     "id_str", "191",
-                    "text", "@servicehooks_demo hi",
+                    "text", "@hooks_demo hi",
                     "created_at", "Wed Oct 10 20:19:24 +0000 2018",
                     "in_reply_to_status_id_str", "180",
                     "in_reply_to_user_id_str", USER,
@@ -191,7 +191,7 @@ final class PayloadShapesTest {
                             List.of(
                                 Map.of(
                                     "id_str", USER,
-                                    "screen_name", "servicehooks_demo",
+                                    "screen_name", "hooks_demo",
                                     "name", "Demo"))))));
     JsonNode item = JSON.readTree(post).at("/post_create_events/0");
     assertThat(deliverOne(post).payload())
@@ -205,7 +205,7 @@ final class PayloadShapesTest {
                 null,
                 item.get("in_reply_to_status_id_str").asText(),
                 item.get("in_reply_to_user_id_str").asText(),
-                List.of(new User(USER, "servicehooks_demo", "Demo"))));
+                List.of(new User(USER, "hooks_demo", "Demo"))));
 
     String plainPost = Events.accountPostCreate(USER, "legacy", "192");
     JsonNode plain = JSON.readTree(plainPost).at("/post_create_events/0");

@@ -164,7 +164,7 @@ public final class Events {
   }
 
   private static final String SAMPLE_OTHER_USER_ID = "783214";
-  private static final String SAMPLE_USERNAME = "servicehooks_demo";
+  private static final String SAMPLE_USERNAME = "hooks_demo";
   private static final String SAMPLE_OTHER_USERNAME = "another_account";
 
   /**
