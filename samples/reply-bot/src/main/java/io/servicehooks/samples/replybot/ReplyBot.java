@@ -10,6 +10,7 @@ import io.servicehooks.registration.PostQuery;
 import io.servicehooks.registration.Say;
 import io.servicehooks.registration.UserCredentials;
 import io.servicehooks.registration.UserCredentialsSource;
+import io.servicehooks.registration.WebhookApiException;
 import io.servicehooks.registration.WebhookClient;
 import io.servicehooks.samples.ConsumerMain;
 import java.io.IOException;
@@ -130,8 +131,20 @@ public final class ReplyBot {
     if (found.author() == null) {
       throw new IllegalStateException("the lookup of post " + post.id() + " named no author");
     }
-    String reply = say.reply("@" + found.author().username() + " " + THANKS);
-    log.info("Replied to {} with post {}", post.id(), reply);
+    String text = "@" + found.author().username() + " " + THANKS;
+    try {
+      String reply = say.reply(text);
+      log.info("Replied to {} with post {}", post.id(), reply);
+    } catch (WebhookApiException e) {
+      if (e.reason() != WebhookApiException.Reason.DUPLICATE_CONTENT) {
+        throw e; // a failed listener: tried again (the platform's retry, the inbox's)
+      }
+      // The platform refuses the same text from the same user again: no retry can change that,
+      // and the author was thanked already.
+      log.info(
+          "Not replying to {}: the platform refused the same thanks again (duplicate content)",
+          post.id());
+    }
   }
 
   /** A direct message to the bot: answer the sender. */

@@ -19,6 +19,10 @@ import io.servicehooks.testkit.SimulatedUserToken;
 import io.servicehooks.testsupport.TestDatabase;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -139,6 +143,31 @@ final class ReplyBotTest {
       // Its replies came back to it as post.create; a third post would be an answer to itself.
       Thread.sleep(1_000);
       assertThat(platform.postsBy(BOT)).hasSize(2);
+    }
+  }
+
+  @Test
+  void secondMentionBySameAuthor_theSameThanksIsRefused_handledNotFailed() throws Exception {
+    try (ConsumerMain.Running running = started(env())) {
+      platform.mention(ALICE, BOT, "hello");
+      platform.awaitPostsBy(BOT, 1, WAIT);
+      platform.mention(ALICE, BOT, "hello again");
+
+      // Handled, not failed: a failure would be retried, and retrying cannot change the refusal.
+      HttpClient http = HttpClient.newHttpClient();
+      HttpRequest metrics =
+          HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + running.port() + "/metrics"))
+              .timeout(Duration.ofSeconds(5))
+              .build();
+      await()
+          .atMost(WAIT)
+          .until(
+              () ->
+                  http.send(metrics, HttpResponse.BodyHandlers.ofString())
+                      .body()
+                      .contains(
+                          "webhook_events_total{outcome=\"dispatched\",type=\"post.mention.create\"} 2.0"));
+      assertThat(platform.postsBy(BOT)).hasSize(1);
     }
   }
 
