@@ -22,9 +22,9 @@ import org.openjdk.jmh.infra.Blackhole;
 
 /**
  * A post lookup's answer of 100 posts with their authors and media ({@code
- * expansions=author_id,attachments.media_keys}, every post field of PROTOCOL 10 asked for), from
- * its bytes to the resolved records ({@link PostLookup#parse}: posts, {@code post.author()}, {@code
- * post.media()}), against Jackson's tree model of the same bytes ({@code readTree}) as the
+ * expansions=author_id,attachments.media_keys}, every post field docs/protocol.md lists asked for),
+ * from its bytes to the resolved records ({@link PostLookup#parse}: posts, {@code post.author()},
+ * {@code post.media()}), against Jackson's tree model of the same bytes ({@code readTree}) as the
  * baseline.
  *
  * <p>Run with {@code -prof gc}: {@code gc.alloc.rate.norm} is the bytes allocated per answer.

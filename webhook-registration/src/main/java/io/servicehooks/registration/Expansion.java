@@ -1,10 +1,10 @@
 package io.servicehooks.registration;
 
 /**
- * The objects a lookup may add under {@code includes} ({@code expansions}), as PROTOCOL 10 lists
- * them: the answer's {@link Post#author()}, {@link Post#media()} and {@link Post#referencedPosts()}
- * are resolved from them. A name the platform added later goes through {@link
- * PostQuery#rawExpansions(String...)}.
+ * The objects a lookup may add under {@code includes} ({@code expansions}), as docs/protocol.md
+ * lists them: the answer's {@link Post#author()}, {@link Post#media()} and {@link
+ * Post#referencedPosts()} are resolved from them. A name the platform added later goes through
+ * {@link PostQuery#rawExpansions(String...)}.
  */
 public enum Expansion {
   /** The author, in {@code includes.users}. */

@@ -1,8 +1,8 @@
 package io.servicehooks.registration;
 
 /**
- * The fields of a post a lookup may ask for ({@code post.fields}), as PROTOCOL 10 lists them; a
- * name the platform added later goes through {@link PostQuery#rawPostFields(String...)}. Without
+ * The fields of a post a lookup may ask for ({@code post.fields}), as docs/protocol.md lists them;
+ * a name the platform added later goes through {@link PostQuery#rawPostFields(String...)}. Without
  * any, a post is only its {@code id} and {@code text}.
  */
 public enum PostField {

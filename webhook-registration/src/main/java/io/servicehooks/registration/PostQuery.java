@@ -23,7 +23,7 @@ import java.util.regex.Pattern;
  *     .expansions(Expansion.AUTHOR_ID, Expansion.ATTACHMENTS_MEDIA_KEYS);
  * }</pre>
  *
- * The typed constants are the names PROTOCOL 10 lists; the {@code raw*} forms take names the
+ * The typed constants are the names docs/protocol.md lists; the {@code raw*} forms take names the
  * platform added later, checked only for their characters (letters, digits, {@code _} and {@code
  * .}): the platform refuses an unknown one with a 400 naming it.
  */

@@ -2,8 +2,8 @@ package io.servicehooks.registration;
 
 /**
  * The fields of a user a lookup may ask for ({@code user.fields}) for the users it expands (such as
- * the author, {@link Expansion#AUTHOR_ID}), as PROTOCOL 10 lists them; a name the platform added
- * later goes through {@link PostQuery#rawUserFields(String...)}.
+ * the author, {@link Expansion#AUTHOR_ID}), as docs/protocol.md lists them; a name the platform
+ * added later goes through {@link PostQuery#rawUserFields(String...)}.
  */
 public enum UserField {
   /** The user's id (always sent). */

@@ -14,13 +14,14 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * A JSON body is not part of the OAuth 1.0a signature base string (PROTOCOL 9): checked against the
- * platform's worked example of PROTOCOL 7, and over the wire, where two posts with different JSON
- * bodies, same nonce and timestamp, carry the same signature.
+ * A JSON body is not part of the OAuth 1.0a signature base string
+ * (docs/protocol.md#acting-for-a-user-oauth-10a): checked against the platform's worked example
+ * (docs/protocol.md#known-answers), and over the wire, where two posts with different JSON bodies,
+ * same nonce and timestamp, carry the same signature.
  */
 final class OAuthJsonBodyTest {
 
-  // PROTOCOL 7, the platform's worked example
+  // docs/protocol.md#known-answers: the platform's worked example
   private static final String CONSUMER_KEY = "xvz1evFS4wEEPTGEFPHBog";
   private static final String CONSUMER_SECRET = "kAcSOqF21Fu85e7zjz7ZN2U4ZRhfV3WpwPAoE3Z7kBw";
   private static final String TOKEN = "370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb";

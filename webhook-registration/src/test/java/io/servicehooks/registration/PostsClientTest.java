@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Looking posts up, creating posts and sending direct messages over the real JDK HTTP client
- * against a real HTTP server that plays the platform (PROTOCOL 10) and records what it was sent.
+ * against a real HTTP server that plays the platform
+ * (docs/protocol.md#looking-posts-up-and-answering) and records what it was sent.
  */
 final class PostsClientTest {
 

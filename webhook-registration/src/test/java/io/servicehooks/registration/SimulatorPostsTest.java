@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The lookup, create and direct messages against the testkit's {@link PlatformSimulator}, which
- * plays PROTOCOL 10 on its own: field rules, includes, not-found entries and the refusals.
+ * plays the lookup and answer rules (docs/protocol.md#looking-posts-up-and-answering) on its own:
+ * field rules, includes, not-found entries and the refusals.
  */
 final class SimulatorPostsTest {
 
