@@ -50,8 +50,9 @@ import org.slf4j.LoggerFactory;
  * instances) before handing it in, marks it done after the acknowledgement and releases it when the
  * hand-off fails; a copy that arrives while the first is being sent is answered 503 {@code
  * in_flight}. What can still repeat in the topic is an event whose acknowledgement came but whose
- * done mark was lost (a crash between the two, or an acknowledgement that came after the answer's
- * time-out): readers deduplicate by the {@link #EVENT_ID_HEADER}.
+ * done mark was lost (a crash between the two, an acknowledgement that came after the answer's
+ * time-out, or the acknowledged events of a delivery whose other events failed, all sent again with
+ * the platform's retry): readers deduplicate by the {@link #EVENT_ID_HEADER}.
  *
  * <p>Sends run on one thread of the hand-off's own, never the server's IO thread; the producer's
  * callback completes the stage. Use it with {@code WebhookConsumer.builder().inbox(KafkaHandOff
