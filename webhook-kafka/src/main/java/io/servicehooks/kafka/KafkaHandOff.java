@@ -151,6 +151,9 @@ public final class KafkaHandOff implements EventInbox {
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
+    if (records.isEmpty()) {
+      return CompletableFuture.completedFuture(List.of());
+    }
     CompletableFuture<List<InboxOutcome>> stage = new CompletableFuture<>();
     try {
       sender.execute(() -> send(records, stage));

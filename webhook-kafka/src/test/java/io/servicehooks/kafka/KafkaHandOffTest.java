@@ -171,6 +171,13 @@ final class KafkaHandOffTest {
   }
 
   @Test
+  void noEventToSend_completesAtOnce() throws Exception {
+    try (KafkaHandOff handOff = KafkaHandOff.builder(unreachable(), topic).build()) {
+      assertThat(handOff.store(List.of()).toCompletableFuture().get(1, TimeUnit.SECONDS)).isEmpty();
+    }
+  }
+
+  @Test
   void legacyBatch_oneRecordPerEvent_keyedByForUserId() throws Exception {
     WebhookConsumer consumer = edge(Deduplicator.inMemory());
 
