@@ -36,12 +36,18 @@ final class KafkaTestBroker implements AutoCloseable {
   }
 
   static KafkaTestBroker start() throws Exception {
+    return start(Map.of());
+  }
+
+  /** A broker whose node takes {@code overrides} too, e.g. the address it advertises to clients. */
+  static KafkaTestBroker start(Map<String, String> overrides) throws Exception {
     KafkaClusterTestKit cluster =
         new KafkaClusterTestKit.Builder(
                 new TestKitNodes.Builder()
                     .setCombined(true)
                     .setNumBrokerNodes(1)
                     .setNumControllerNodes(1)
+                    .setPerServerProperties(Map.of(0, overrides))
                     .build())
             .setConfigProp("offsets.topic.replication.factor", "1")
             .setConfigProp("transaction.state.log.replication.factor", "1")
