@@ -7,6 +7,7 @@ import io.servicehooks.core.WebhookConsumer;
 import io.servicehooks.core.WebhookRequest;
 import io.servicehooks.core.WebhookResponse;
 import io.servicehooks.core.payload.PostCreated;
+import io.servicehooks.kafka.KafkaHandOff;
 import io.servicehooks.postgres.PostgresInbox;
 import io.servicehooks.redis.RedisDeduplicator;
 import io.servicehooks.registration.Answering;
@@ -113,6 +114,22 @@ public final class ModuleReadmes {
             .build();
     // MODULE-README-END
     return consumer;
+  }
+
+  /** webhook-kafka: acknowledged once the brokers have every event. */
+  public static WebhookConsumer kafka() {
+    // MODULE-README webhook-kafka
+    KafkaHandOff handOff =
+        KafkaHandOff.builder(System.getenv("KAFKA_BOOTSTRAP_SERVERS"), "servicehooks.events")
+            .topicForType(type -> type.startsWith("dm.") ? "servicehooks.dm" : null)
+            .build();
+    WebhookConsumer edge =
+        WebhookConsumer.builder()
+            .consumerSecrets(System.getenv("SERVICE_CONSUMER_SECRET"))
+            .inbox(handOff)
+            .build();
+    // MODULE-README-END
+    return edge;
   }
 
   /** webhook-postgres: the durable inbox. */
