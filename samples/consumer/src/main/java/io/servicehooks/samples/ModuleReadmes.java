@@ -117,10 +117,10 @@ public final class ModuleReadmes {
   }
 
   /** webhook-kafka: acknowledged once the brokers have every event. */
-  public static WebhookConsumer kafka() {
+  public static WebhookConsumer kafka(String bootstrapServers) {
     // MODULE-README webhook-kafka
     KafkaHandOff handOff =
-        KafkaHandOff.builder(System.getenv("KAFKA_BOOTSTRAP_SERVERS"), "servicehooks.events")
+        KafkaHandOff.builder(bootstrapServers, "servicehooks.events") // e.g. "broker-1:9092"
             .topicForType(type -> type.startsWith("dm.") ? "servicehooks.dm" : null)
             .build();
     WebhookConsumer edge =
