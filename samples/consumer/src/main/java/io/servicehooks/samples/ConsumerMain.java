@@ -22,8 +22,8 @@ import org.slf4j.LoggerFactory;
  * <p>The secret is read from the environment only, never from a flag, so it does not show in
  * process listings; the database password and a password in {@code REDIS_URL} are never printed.
  * Exit codes: 0 after a clean stop (SIGTERM finishes in-flight deliveries first), 2 for a
- * configuration error (including a port or address it cannot bind, and a database or Redis it
- * cannot reach at start-up).
+ * configuration error (including a port or address it cannot bind, and a database, Redis or Kafka
+ * brokers it cannot reach at start-up).
  */
 public final class ConsumerMain {
 
@@ -46,7 +46,10 @@ public final class ConsumerMain {
           + "             WEBHOOK_URL alone: registered and kept valid (WEBHOOK_CHECK_INTERVAL_MS,\n"
           + "             WEBHOOK_CHECK_SILENCE_MS; with SERVICE_API_BASE_URL and the credentials),\n"
           + "             DELIVERY=webhook|stream|both (with SERVICE_API_BASE_URL, the credentials above and\n"
-          + "             STREAM_BACKFILL_MINUTES=1..5)";
+          + "             STREAM_BACKFILL_MINUTES=1..5),\n"
+          + "             KAFKA_BOOTSTRAP_SERVERS with KAFKA_TOPIC: every event handed to the topic;\n"
+          + "             DELIVERY=kafka runs the listeners from it (KAFKA_GROUP_ID, KAFKA_DEAD_LETTER_TOPIC);\n"
+          + "             any client property as KAFKA_<PROPERTY>, e.g. KAFKA_SECURITY_PROTOCOL";
 
   private ConsumerMain() {}
 
@@ -191,6 +194,7 @@ public final class ConsumerMain {
     CatchUpWiring.Config catchUpConfig;
     WebhookCheckWiring.Config checkConfig;
     StreamWiring.Config streamConfig;
+    KafkaWiring.Config kafkaConfig;
     boolean listenerFail;
     boolean ignoreOwnEvents;
     java.nio.file.Path dedupFile;
@@ -204,11 +208,28 @@ public final class ConsumerMain {
       catchUpConfig = command.help() || command.demo() ? null : CatchUpWiring.parse(env);
       checkConfig = command.help() || command.demo() ? null : WebhookCheckWiring.parse(env);
       streamConfig = command.help() || command.demo() ? null : StreamWiring.parse(env);
+      kafkaConfig = command.help() || command.demo() ? null : KafkaWiring.parse(env);
       if (streamConfig != null
           && streamConfig.streamOnly()
           && ConsumerVariables.MANAGEMENT_PORT.raw(env) != null) {
         throw new ConfigException(
             "DELIVERY=stream serves /health and /metrics on PORT; MANAGEMENT_PORT is not used");
+      }
+      if (kafkaConfig != null && kafkaConfig.source()) {
+        if (ConsumerVariables.MANAGEMENT_PORT.raw(env) != null) {
+          throw new ConfigException(
+              "DELIVERY=kafka serves /health and /metrics on PORT; MANAGEMENT_PORT is not used");
+        }
+        if (dedupFile != null) {
+          throw new ConfigException(
+              "DEDUP_FILE is not used with DELIVERY=kafka: the group's members remember handled"
+                  + " events in REDIS_URL (shared) or each in its own memory");
+        }
+        if (catchUpConfig != null) {
+          throw new ConfigException(
+              "CATCH_UP=true heals a webhook's downtime, but DELIVERY=kafka serves no webhook: the"
+                  + " edge that hands events to the topic catches up");
+        }
       }
       tracing = command.help() || command.demo() ? null : tracing(env);
     } catch (ConfigException e) {
@@ -272,7 +293,8 @@ public final class ConsumerMain {
               },
               streamConfig,
               catchUpConfig != null,
-              tracing == null ? ObservationRegistry.NOOP : tracing.observationRegistry());
+              tracing == null ? ObservationRegistry.NOOP : tracing.observationRegistry(),
+              kafkaConfig);
     } catch (RuntimeException e) {
       if (tracing != null) {
         tracing.close();
@@ -294,9 +316,13 @@ public final class ConsumerMain {
               checkConfig, consumer.webhookConsumer(), consumer.meterRegistry());
       log.info("Keeping the webhook switched on: {}", watch);
     } else if (checkConfig != null) {
-      log.info("DELIVERY=stream serves no webhook: WEBHOOK_URL is not checked");
+      log.info("DELIVERY={} serves no webhook: WEBHOOK_URL is not checked", deliveryName(env));
     }
     return new Running(consumer, watch, catchUp[0], dedupStore, tracing);
+  }
+
+  private static String deliveryName(Map<String, String> env) {
+    return ConsumerVariables.DELIVERY.rawOr(env, "").strip().toLowerCase(java.util.Locale.ROOT);
   }
 
   /** {@code OTEL_EXPORTER_OTLP_ENDPOINT} and friends: traces over OTLP, or null when unset. */
@@ -324,6 +350,15 @@ public final class ConsumerMain {
       // A taken port or an address not of this machine: a setting it cannot use, named.
       err.println("servicehooks-consumer: " + bindFailure.getMessage());
       return 2;
+    } catch (StandaloneConsumer.BrokersUnavailableException kafkaDown) {
+      err.println("servicehooks-consumer: " + kafkaDown.getMessage());
+      return 2;
+    } catch (org.apache.kafka.common.KafkaException kafkaRefused) {
+      // A Kafka client refused a KAFKA_* property when the source started (the message names the
+      // property, never a password's value: the clients print those as [hidden]).
+      err.println(
+          "servicehooks-consumer: Kafka client settings (KAFKA_*): " + reason(kafkaRefused));
+      return 2;
     } catch (StandaloneConsumer.DedupStoreException redisDown) {
       // Without the memory it shares with the other instances it would run their events again.
       err.println("servicehooks-consumer: " + redisDown.getMessage());
@@ -333,6 +368,18 @@ public final class ConsumerMain {
       err.println("servicehooks-consumer: catch-up: " + storeFailure.getMessage());
       return 2;
     }
+  }
+
+  /** {@code e}'s first line, and its innermost cause's when there is one. */
+  static String reason(Throwable e) {
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    String first = String.valueOf(e.getMessage()).lines().findFirst().orElse("");
+    return root == e
+        ? first
+        : first + ": " + String.valueOf(root.getMessage()).lines().findFirst().orElse("");
   }
 
   /** The command line and the environment read into settings ({@code ConsumerSettingsReader}). */
