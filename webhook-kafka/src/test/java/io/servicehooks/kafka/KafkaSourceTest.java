@@ -1,6 +1,7 @@
 package io.servicehooks.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.servicehooks.core.Acknowledgement;
@@ -20,7 +21,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -527,7 +527,44 @@ final class KafkaSourceTest {
     assertThat(records(second, "duplicate")).isPositive();
   }
 
-  static Map<String, Object> none() {
-    return new HashMap<>();
+  // ---------------------------------------------------------------- settings
+
+  @Test
+  void store_refusedWithOneLine_aSourceTakesNoDeliveries() {
+    KafkaSource source = KafkaSource.builder(broker.bootstrapServers(), topic).build();
+    closeables.add(source);
+    assertThatThrownBy(() -> source.store(List.of()).toCompletableFuture().join())
+        .hasCauseInstanceOf(UnsupportedOperationException.class)
+        .hasMessageContaining("takes no deliveries");
+    assertThat(source.deduplicates()).isTrue();
+    assertThat(source.mayBlock()).isFalse();
+  }
+
+  @Test
+  void builder_refusesAutoCommitAndADeadLetterTopicThatIsTheTopic() {
+    assertThatThrownBy(
+            () ->
+                KafkaSource.builder("localhost:9092", "t")
+                    .consumerProperties(Map.of("enable.auto.commit", "true")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("enable.auto.commit");
+    assertThatThrownBy(
+            () -> KafkaSource.builder("localhost:9092", "t").deadLetterTopic("t").build())
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> KafkaSource.builder("localhost:9092", "t").maxAttempts(0))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void backOff_doublesFromTheBase_upToTheMaximum_neverBelowHalf() {
+    KafkaSource.Builder b =
+        KafkaSource.builder("localhost:9092", "t")
+            .retryBase(Duration.ofSeconds(2))
+            .retryMax(Duration.ofSeconds(10));
+    assertThat(b.backoffMillis(1, 0)).isEqualTo(1000);
+    assertThat(b.backoffMillis(1, 1)).isEqualTo(2000);
+    assertThat(b.backoffMillis(2, 1)).isEqualTo(4000);
+    assertThat(b.backoffMillis(3, 0.5)).isEqualTo(6000);
+    assertThat(b.backoffMillis(30, 1)).isEqualTo(10_000);
   }
 }
