@@ -103,7 +103,8 @@ final class WebhookKafkaReaderConfigurationTest {
                   .hasSingleBean(KafkaSource.class)
                   .doesNotHaveBean(KafkaHandOff.class)
                   .doesNotHaveBean("webhookServletRegistration")
-                  .doesNotHaveBean("webhookUnreadableBodyFilter");
+                  .doesNotHaveBean("webhookUnreadableBodyFilter")
+                  .doesNotHaveBean("webhookHealthIndicator");
               assertThat(context.getBean(KafkaSource.class))
                   .hasToString("KafkaSource[topic=" + topic + ", group=" + group + "]");
               assertThat(context.getBean(WebhookConsumer.class).acknowledgement())
