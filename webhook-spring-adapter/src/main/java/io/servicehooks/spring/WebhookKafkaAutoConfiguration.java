@@ -98,7 +98,7 @@ public final class WebhookKafkaAutoConfiguration {
   /** The broker check and its health, and the edge or the reader, when webhook-kafka is present. */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnClass(name = "io.servicehooks.kafka.KafkaHandOff")
-  static final class HandOffConfiguration {
+  static final class KafkaConfiguration {
 
     private static final Logger LOG = LoggerFactory.getLogger(WebhookKafkaAutoConfiguration.class);
 

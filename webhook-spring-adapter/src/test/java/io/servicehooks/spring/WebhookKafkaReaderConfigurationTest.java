@@ -256,7 +256,7 @@ final class WebhookKafkaReaderConfigurationTest {
     assertThat(fresh.getWorkers()).isEqualTo(KafkaSource.DEFAULT_WORKERS);
     assertThat(fresh.getGroupId()).isNull();
     assertThat(
-            WebhookKafkaAutoConfiguration.HandOffConfiguration.ReaderConfiguration.groupId(
+            WebhookKafkaAutoConfiguration.KafkaConfiguration.ReaderConfiguration.groupId(
                 fresh, new StandardEnvironment()))
         .isEqualTo(KafkaSource.DEFAULT_GROUP_ID);
     assertThat(fresh.getDeadLetterTopic()).isNull();
