@@ -28,9 +28,10 @@ import org.apache.kafka.common.test.TestKitNodes;
 
 /**
  * One real KRaft broker (combined broker and controller) started in the test's JVM from Kafka's own
- * test kit, for the modules beside webhook-kafka (the standalone consumer, the Spring adapter).
- * Each test makes its own topics ({@link #newTopic}) and deletes them ({@link #deleteTopic}).
- * Declare {@code org.apache.kafka:kafka-test-common-runtime} in test scope to use it.
+ * test kit, for every module's Kafka tests (webhook-kafka, the standalone consumer, the Spring
+ * adapter). Each test makes its own topics ({@link #newTopic}) and deletes them ({@link
+ * #deleteTopic}). Declare {@code org.apache.kafka:kafka-test-common-runtime} in test scope to use
+ * it.
  */
 public final class TestKafka implements AutoCloseable {
 
@@ -47,12 +48,21 @@ public final class TestKafka implements AutoCloseable {
 
   /** Starts a broker and waits until it is ready. */
   public static TestKafka start() throws Exception {
+    return start(Map.of());
+  }
+
+  /**
+   * Starts a broker whose node takes {@code overrides} too (e.g. the {@code advertised.listeners}
+   * of a relay in front of it) and waits until it is ready.
+   */
+  public static TestKafka start(Map<String, String> overrides) throws Exception {
     KafkaClusterTestKit cluster =
         new KafkaClusterTestKit.Builder(
                 new TestKitNodes.Builder()
                     .setCombined(true)
                     .setNumBrokerNodes(1)
                     .setNumControllerNodes(1)
+                    .setPerServerProperties(Map.of(0, Map.copyOf(overrides)))
                     .build())
             .setConfigProp("offsets.topic.replication.factor", "1")
             .setConfigProp("offsets.topic.num.partitions", "1")

@@ -8,6 +8,7 @@ import io.servicehooks.core.WebhookRequest;
 import io.servicehooks.core.WebhookResponse;
 import io.servicehooks.testkit.Events;
 import io.servicehooks.testkit.TestSigner;
+import io.servicehooks.testsupport.TestKafka;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
@@ -29,15 +30,14 @@ final class BrokerOutageTest {
 
   private static final String SECRET = "kafka-outage-secret";
   private static TcpRelay relay;
-  private static KafkaTestBroker broker;
+  private static TestKafka broker;
 
   @BeforeAll
   static void start() throws Exception {
     relay = new TcpRelay();
     // Clients learn the relay as the broker's address, so every connection goes through it.
     broker =
-        KafkaTestBroker.start(
-            Map.of("advertised.listeners", "EXTERNAL://localhost:" + relay.port()));
+        TestKafka.start(Map.of("advertised.listeners", "EXTERNAL://localhost:" + relay.port()));
     String servers = broker.bootstrapServers();
     relay.target(Integer.parseInt(servers.substring(servers.lastIndexOf(':') + 1)));
   }

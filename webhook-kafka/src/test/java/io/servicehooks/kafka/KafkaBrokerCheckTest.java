@@ -2,6 +2,7 @@ package io.servicehooks.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.servicehooks.testsupport.TestKafka;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.Map;
@@ -17,7 +18,7 @@ final class KafkaBrokerCheckTest {
 
   @Test
   void runningBroker_answers_thenGone_problemNamesTheServers() throws Exception {
-    KafkaTestBroker broker = KafkaTestBroker.start();
+    TestKafka broker = TestKafka.start();
     String servers = broker.bootstrapServers();
     boolean closed = false;
     try (KafkaBrokerCheck check =

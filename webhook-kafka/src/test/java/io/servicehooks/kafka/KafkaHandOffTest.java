@@ -9,6 +9,7 @@ import io.servicehooks.core.WebhookRequest;
 import io.servicehooks.core.WebhookResponse;
 import io.servicehooks.testkit.Events;
 import io.servicehooks.testkit.TestSigner;
+import io.servicehooks.testsupport.TestKafka;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -35,14 +36,14 @@ import org.junit.jupiter.api.Timeout;
 final class KafkaHandOffTest {
 
   private static final String SECRET = "kafka-secret";
-  private static KafkaTestBroker broker;
+  private static TestKafka broker;
 
   private final List<WebhookConsumer> consumers = new ArrayList<>();
   private String topic;
 
   @BeforeAll
   static void startBroker() throws Exception {
-    broker = KafkaTestBroker.start();
+    broker = TestKafka.start();
   }
 
   @AfterAll

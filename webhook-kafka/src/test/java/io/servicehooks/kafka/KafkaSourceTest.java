@@ -19,6 +19,7 @@ import io.servicehooks.core.payload.PostCreated;
 import io.servicehooks.core.payload.ReplayJobStatus;
 import io.servicehooks.testkit.Events;
 import io.servicehooks.testkit.TestSigner;
+import io.servicehooks.testsupport.TestKafka;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -59,7 +60,7 @@ final class KafkaSourceTest {
 
   private static final String SECRET = "kafka-secret";
   private static final Duration WAIT = Duration.ofSeconds(45);
-  private static KafkaTestBroker broker;
+  private static TestKafka broker;
   private static KafkaProducer<String, byte[]> producer;
 
   private final List<AutoCloseable> closeables = new ArrayList<>();
@@ -69,7 +70,7 @@ final class KafkaSourceTest {
 
   @BeforeAll
   static void startBroker() throws Exception {
-    broker = KafkaTestBroker.start();
+    broker = TestKafka.start();
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());

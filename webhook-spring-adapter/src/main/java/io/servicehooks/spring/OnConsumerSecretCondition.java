@@ -10,8 +10,10 @@ import org.springframework.context.annotation.ConditionContext;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
- * Matches when at least one non-blank consumer secret is configured, whether as a comma-separated
- * value or as an indexed list (which a plain property condition would miss).
+ * Matches when the adapter is to build a consumer: when at least one non-blank consumer secret is
+ * configured, whether as a comma-separated value or as an indexed list (which a plain property
+ * condition would miss), or when {@code servicehooks.webhook.kafka.role=reader} asks for one that
+ * serves no webhook and runs its listeners from Kafka (no signature is ever checked there).
  */
 final class OnConsumerSecretCondition extends SpringBootCondition {
 
@@ -28,6 +30,10 @@ final class OnConsumerSecretCondition extends SpringBootCondition {
             .orElse(List.of());
     if (secrets.stream().anyMatch(s -> s != null && !s.isBlank())) {
       return ConditionOutcome.match(message.found("property").items(PROPERTY));
+    }
+    if (KafkaProperties.reader(context.getEnvironment())) {
+      return ConditionOutcome.match(
+          message.found("property").items(KafkaProperties.ROLE + "=reader"));
     }
     return ConditionOutcome.noMatch(message.didNotFind("non-blank property").items(PROPERTY));
   }

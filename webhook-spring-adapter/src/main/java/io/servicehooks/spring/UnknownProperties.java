@@ -23,7 +23,10 @@ final class UnknownProperties {
   private static final ConfigurationPropertyName ROOT =
       ConfigurationPropertyName.of("servicehooks");
 
-  /** Every property {@link WebhookProperties} and {@link RegistrationProperties} bind. */
+  /**
+   * Every property {@link WebhookProperties}, {@link CatchUpProperties}, {@link StreamProperties},
+   * {@link KafkaProperties} and {@link RegistrationProperties} bind.
+   */
   static final List<String> KNOWN =
       List.of(
           OnConsumerSecretCondition.PROPERTY,
@@ -70,6 +73,16 @@ final class UnknownProperties {
           "servicehooks.webhook.inbox.writers",
           "servicehooks.webhook.inbox.instance-name",
           "servicehooks.webhook.inbox.statement-timeout",
+          "servicehooks.webhook.kafka.topic",
+          "servicehooks.webhook.kafka.role",
+          "servicehooks.webhook.kafka.send-timeout",
+          "servicehooks.webhook.kafka.startup-timeout",
+          "servicehooks.webhook.kafka.readiness",
+          "servicehooks.webhook.kafka.group-id",
+          "servicehooks.webhook.kafka.dead-letter-topic",
+          "servicehooks.webhook.kafka.max-attempts",
+          "servicehooks.webhook.kafka.backoff-base",
+          "servicehooks.webhook.kafka.workers",
           OnPublicUrlCondition.PROPERTY,
           "servicehooks.registration.base-url",
           "servicehooks.registration.allow-insecure-url",

@@ -8,23 +8,31 @@ import io.servicehooks.core.WebhookConsumer;
 import io.servicehooks.core.WebhookListener;
 import io.servicehooks.registration.WebhookClient;
 import jakarta.servlet.DispatcherType;
+import java.security.SecureRandom;
+import java.util.Base64;
 import java.util.List;
 import javax.sql.DataSource;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionMessage;
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.boot.web.servlet.ServletRegistrationBean;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.env.Environment;
+import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -38,12 +46,17 @@ import org.springframework.util.ClassUtils;
  * {@code PostgresInbox} on the application's {@link DataSource} stores each delivery before it is
  * answered, with the {@code webhookinbox} endpoint and a {@code webhookInbox} health indicator.
  *
- * <p>Active only in a servlet web application with at least one consumer secret configured. Each
- * bean backs off when the application defines its own: the {@link WebhookConsumer}, the servlet
- * registration {@code webhookServletRegistration}, the {@code webhookHealthIndicator} and the
- * {@link WebhookClient}. Metrics, health and registration each switch on only when their library
- * (Micrometer, Spring Boot's health support, {@code webhook-registration}) is on the class path;
- * without it the endpoint still runs and that feature's beans are simply absent.
+ * <p>With {@code servicehooks.webhook.kafka.role=reader} the consumer serves no webhook: no servlet
+ * is mapped, no consumer secret is needed, and {@code WebhookKafkaAutoConfiguration} gives the
+ * consumer the Kafka topic to run its listeners from.
+ *
+ * <p>Active only in a servlet web application with at least one consumer secret configured (or the
+ * Kafka reader role). Each bean backs off when the application defines its own: the {@link
+ * WebhookConsumer}, the servlet registration {@code webhookServletRegistration}, the {@code
+ * webhookHealthIndicator} and the {@link WebhookClient}. Metrics, health and registration each
+ * switch on only when their library (Micrometer, Spring Boot's health support, {@code
+ * webhook-registration}) is on the class path; without it the endpoint still runs and that
+ * feature's beans are simply absent.
  *
  * <p>One configuration per feature, as Spring Boot's own are built: this class makes the consumer
  * and serves it; {@code WebhookMetricsConfiguration}, {@code WebhookObservationConfiguration} (the
@@ -89,11 +102,16 @@ public final class WebhookAutoConfiguration {
       ObjectProvider<ErrorHandler> errorHandler,
       ObjectProvider<Deduplicator> deduplicator,
       ObjectProvider<WebhookListener> listeners,
-      ObjectProvider<WebhookConsumerCustomizer> customizers) {
+      ObjectProvider<WebhookConsumerCustomizer> customizers,
+      Environment environment) {
     WebhookProperties.AcknowledgementProperties ack = properties.getAcknowledgement();
+    List<String> secrets = WebhookPropertyChecks.consumerSecrets(properties.getConsumerSecrets());
+    if (KafkaProperties.reader(environment)) {
+      secrets = readerSecrets(environment, secrets);
+    }
     WebhookConsumer.Builder builder =
         WebhookConsumer.builder()
-            .consumerSecrets(WebhookPropertyChecks.consumerSecrets(properties.getConsumerSecrets()))
+            .consumerSecrets(secrets)
             .maxBodyBytes(WebhookPropertyChecks.checkedMaxBodyBytes(properties.getMaxBodySize()))
             .ignoreOwnEvents(properties.isIgnoreOwnEvents())
             .dedupWindow(properties.getDedup().getWindow())
@@ -125,9 +143,40 @@ public final class WebhookAutoConfiguration {
 
   private static final String POSTGRES_INBOX = "io.servicehooks.postgres.PostgresInbox";
 
-  /** The servlet that serves the consumer at {@code servicehooks.webhook.path}. */
+  /**
+   * The reader role serves no webhook, so no signature is ever checked or CRC answered: without a
+   * configured secret the consumer gets a random one that never leaves this process. The topic it
+   * reads is required here, where the role is known even when webhook-kafka's configuration is off.
+   */
+  private static List<String> readerSecrets(Environment env, List<String> configured) {
+    String topic = env.getProperty(KafkaProperties.TOPIC, "");
+    if (topic.isBlank()) {
+      throw new WebhookSetupException(
+          KafkaProperties.ROLE
+              + "=reader runs the listeners from the topic "
+              + KafkaProperties.TOPIC
+              + " names, and it is not set.",
+          "Set "
+              + KafkaProperties.TOPIC
+              + " to the topic the edge writes (and spring.kafka.bootstrap-servers), or remove "
+              + KafkaProperties.ROLE
+              + " to serve the webhook here.");
+    }
+    if (!configured.isEmpty()) {
+      return configured;
+    }
+    byte[] bytes = new byte[32];
+    new SecureRandom().nextBytes(bytes);
+    return List.of(Base64.getUrlEncoder().withoutPadding().encodeToString(bytes));
+  }
+
+  /**
+   * The servlet that serves the consumer at {@code servicehooks.webhook.path}; none in the Kafka
+   * reader role, where nothing may deliver here (the path is then the application's, 404).
+   */
   @Bean
   @ConditionalOnMissingBean(name = "webhookServletRegistration")
+  @Conditional(ServedCondition.class)
   ServletRegistrationBean<?> webhookServletRegistration(
       WebhookProperties properties, ObjectProvider<WebhookConsumer> consumer) {
     String path = WebhookPropertyChecks.checkedPath(properties.getPath());
@@ -143,7 +192,10 @@ public final class WebhookAutoConfiguration {
       ApplicationContext context,
       WebhookProperties properties,
       ObjectProvider<WebhookConsumer> consumer) {
-    return new WebhookServingLog(context, properties.getPath(), consumer::getObject);
+    return new WebhookServingLog(
+        context,
+        KafkaProperties.reader(context.getEnvironment()) ? null : properties.getPath(),
+        consumer::getObject);
   }
 
   /**
@@ -153,6 +205,7 @@ public final class WebhookAutoConfiguration {
    */
   @Bean
   @ConditionalOnMissingBean(name = "webhookUnreadableBodyFilter")
+  @Conditional(ServedCondition.class)
   FilterRegistrationBean<?> webhookUnreadableBodyFilter() {
     FilterRegistrationBean<UnreadableBodyErrorFilter> registration =
         new FilterRegistrationBean<>(new UnreadableBodyErrorFilter());
@@ -160,6 +213,21 @@ public final class WebhookAutoConfiguration {
     registration.setDispatcherTypes(DispatcherType.ERROR);
     registration.setOrder(Ordered.HIGHEST_PRECEDENCE);
     return registration;
+  }
+
+  /** Matches unless {@code servicehooks.webhook.kafka.role=reader}: the webhook is served. */
+  static final class ServedCondition extends SpringBootCondition {
+    @Override
+    public ConditionOutcome getMatchOutcome(
+        ConditionContext context, AnnotatedTypeMetadata metadata) {
+      ConditionMessage.Builder message =
+          ConditionMessage.forCondition("servicehooks webhook served");
+      if (KafkaProperties.reader(context.getEnvironment())) {
+        return ConditionOutcome.noMatch(
+            message.because(KafkaProperties.ROLE + "=reader runs the listeners from Kafka"));
+      }
+      return ConditionOutcome.match(message.because("not a Kafka reader"));
+    }
   }
 
   private static List<String> typesOf(WebhookListener listener) {

@@ -14,10 +14,11 @@ import org.springframework.web.context.WebApplicationContext;
 
 /**
  * Logs one INFO line once the application context is refreshed (the web server is then started):
- * where the webhook is served and in which acknowledgement mode, as the Undertow server does, and a
- * WARN naming any {@code servicehooks.*} property that nothing binds. Refresh events of child
- * contexts (a management server on its own port) reach the parent's listeners too: only the context
- * that holds this bean logs.
+ * where the webhook is served and in which acknowledgement mode, as the Undertow server does (or,
+ * with a null path, that none is: the Kafka reader role), and a WARN naming any {@code
+ * servicehooks.*} property that nothing binds. Refresh events of child contexts (a management
+ * server on its own port) reach the parent's listeners too: only the context that holds this bean
+ * logs.
  */
 final class WebhookServingLog implements ApplicationListener<ContextRefreshedEvent> {
 
@@ -41,12 +42,19 @@ final class WebhookServingLog implements ApplicationListener<ContextRefreshedEve
     }
     Environment environment = context.getEnvironment();
     String port = environment.getProperty("local.server.port");
-    log.info(
-        "Serving webhooks at {}{}{}, acknowledgement {}",
-        contextPath(),
-        path,
-        port == null ? "" : " on port " + port,
-        consumer.get().acknowledgement());
+    if (path == null) {
+      log.info(
+          "No webhook served ({}=reader): the listeners run from Kafka topic {}",
+          KafkaProperties.ROLE,
+          environment.getProperty(KafkaProperties.TOPIC));
+    } else {
+      log.info(
+          "Serving webhooks at {}{}{}, acknowledgement {}",
+          contextPath(),
+          path,
+          port == null ? "" : " on port " + port,
+          consumer.get().acknowledgement());
+    }
     if (WebhookRedisAutoConfiguration.durable(environment)
         && WebhookRedisAutoConfiguration.asked(environment)) {
       log.warn(

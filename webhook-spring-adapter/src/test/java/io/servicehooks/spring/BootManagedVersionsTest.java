@@ -15,8 +15,8 @@ import org.w3c.dom.Element;
 import org.w3c.dom.Node;
 
 /**
- * This module's tests run on the Jackson 2 and Caffeine versions Spring Boot manages, which an
- * application under {@code spring-boot-starter-parent} gets: the versions on the class path are
+ * This module's tests run on the Jackson 2, Caffeine and Kafka versions Spring Boot manages, which
+ * an application under {@code spring-boot-starter-parent} gets: the versions on the class path are
  * compared with the properties of Spring Boot's own BOM ({@code spring-boot-dependencies}), read
  * from the local repository, so a new Boot release or a changed pom that moves them apart fails.
  */
@@ -37,6 +37,17 @@ final class BootManagedVersionsTest {
         .isEqualTo(build().getProperty("jackson.version"));
     assertThat(com.fasterxml.jackson.core.json.PackageVersion.VERSION.toString())
         .isEqualTo(managed);
+  }
+
+  /**
+   * One Kafka in the reactor: the root pom's kafka.version (webhook-kafka's clients and test
+   * broker) is Boot's, and it is the kafka-clients these tests run.
+   */
+  @Test
+  void kafkaClients_onTheTestClassPath_isTheVersionSpringBootManages() throws Exception {
+    assertThat(org.apache.kafka.common.utils.AppInfoParser.getVersion())
+        .isEqualTo(bomProperty("kafka.version"))
+        .isEqualTo(build().getProperty("kafka.version"));
   }
 
   /** A property of Spring Boot's BOM, at the version this build imports. */
