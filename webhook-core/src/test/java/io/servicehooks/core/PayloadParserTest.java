@@ -3,12 +3,14 @@ package io.servicehooks.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -57,6 +59,36 @@ final class PayloadParserTest {
     assertThat(e.payload().path("n").get(1).path("x").asText()).isEqualTo("\u00e9\u2603");
     assertThat(e.forUserId()).contains("9");
     assertThat(e.delivery().path("data").path("event_uuid").asText()).isEqualTo("1");
+  }
+
+  @Test
+  void forUserId_readFromTheFilterWithoutATree_givesWhatTheTreeGives() throws Exception {
+    ObjectMapper json = new ObjectMapper();
+    for (String filter :
+        List.of(
+            "{\"user_id\":\"2244994945\"}",
+            "{\"user_id\":2244994945}",
+            "{\"tag\":{\"user_id\":\"no\"},\"user_id\":\"7\"}",
+            "{\"user_id\":\"1\",\"user_id\":\"2\"}",
+            "{\"user_id\":null}",
+            "{\"user_id\":true}",
+            "{\"user_id\":1.50}",
+            "{\"user_id\":{\"id\":\"3\"}}",
+            "{\"user_id\":[\"4\"]}",
+            "{\"user_id\":\"\"}",
+            "{\"other\":\"5\"}",
+            "{}",
+            "[]",
+            "\"user\"")) {
+      String body =
+          "{\"data\":{\"event_type\":\"post.create\",\"event_uuid\":\"1\",\"filter\":"
+              + filter
+              + ",\"payload\":{}}}";
+      JsonNode tree = json.readTree(filter).get("user_id");
+      Optional<String> expected =
+          tree == null || tree.isNull() ? Optional.empty() : Optional.of(tree.asText());
+      assertThat(parse(body).get(0).forUserId()).as(filter).isEqualTo(expected);
+    }
   }
 
   record Text(String text) {}
