@@ -33,9 +33,13 @@ public final class WebhookEvent {
   private final ObjectMapper mapper;
 
   /** Marks a filter without a {@code user_id}, read once. */
-  private static final String NO_USER = new String("");
+  static final String NO_USER = new String("");
 
   private volatile String filterUserId; // the filter's user_id once read, or NO_USER
+  // The payload's first top-level author_id and sender_id, as the parser's scan saw them (null
+  // when it saw none, or did not scan: a batch item, an event restored from a store).
+  private String scannedAuthorId;
+  private String scannedSenderId;
 
   /**
    * The observation the event's listener observations are children of (a delivery's or an inbox
@@ -101,6 +105,26 @@ public final class WebhookEvent {
    */
   public JsonNode filter() {
     return filter.node();
+  }
+
+  /**
+   * Keeps what the parser's one scan of an envelope read on the way: the filter's {@code user_id}
+   * (or {@link #NO_USER}, or null where only the tree can tell) and the payload's first top-level
+   * {@code author_id} and {@code sender_id}. Called before the event leaves the parser's thread.
+   */
+  WebhookEvent scanned(String filterUserId, String authorId, String senderId) {
+    this.filterUserId = filterUserId;
+    this.scannedAuthorId = authorId;
+    this.scannedSenderId = senderId;
+    return this;
+  }
+
+  String scannedAuthorId() {
+    return scannedAuthorId;
+  }
+
+  String scannedSenderId() {
+    return scannedSenderId;
   }
 
   /** The batch's {@code for_user_id}, or the envelope filter's {@code user_id}, if any. */

@@ -91,6 +91,61 @@ final class PayloadParserTest {
     }
   }
 
+  @Test
+  void ownEvent_whatTheScanNotes_agreesWithAFullReadOfTheStoredEvent() throws Exception {
+    ObjectMapper json = new ObjectMapper();
+    List<String> payloads =
+        List.of(
+            "{\"author_id\":\"9\",\"text\":\"x\"}",
+            "{\"author_id\":9}",
+            "{\"author_id\":\"\",\"author_id\":\"9\"}",
+            "{\"author_id\":{\"id\":\"9\"},\"author_id\":\"8\"}",
+            "{\"author_id\":\"8\",\"author_id\":\"9\"}",
+            "{\"user\":{\"id_str\":\"9\"}}",
+            "{\"user\":{\"id_str\":\"9\"},\"author_id\":\"8\"}",
+            "{\"status\":{\"user_id\":9}}",
+            "{\"sender_id\":\"9\"}",
+            "{\"sender_id\":null,\"message_create\":{\"sender_id\":\"9\"}}",
+            "{\"message_create\":{\"sender_id\":\"9\"},\"sender_id\":\"8\"}",
+            "{\"direct_message_events\":[{\"message_create\":{\"sender_id\":\"9\"}}]}",
+            "{}",
+            "[]",
+            "\"text\"");
+    for (String type : List.of("post.create", "dm.received")) {
+      for (String filter : List.of("{\"user_id\":\"9\"}", "{\"user_id\":9.0}", "{}")) {
+        for (String payload : payloads) {
+          String body =
+              "{\"data\":{\"event_type\":\""
+                  + type
+                  + "\",\"event_uuid\":\"1\",\"filter\":"
+                  + filter
+                  + ",\"payload\":"
+                  + payload
+                  + ",\"payload\":"
+                  + payload
+                  + "}}";
+          WebhookEvent scanned = parse(body).get(0);
+          WebhookEvent full = WebhookEvent.restore(scanned.toStored(), json);
+          assertThat(full.scannedAuthorId()).isNull();
+          assertThat(OwnEvents.isOwn(scanned))
+              .as(type + " " + filter + " " + payload)
+              .isEqualTo(OwnEvents.isOwn(full));
+          assertThat(scanned.forUserId()).as(filter).isEqualTo(full.forUserId());
+        }
+      }
+    }
+    assertThat(OwnEvents.isOwn(parse(ownPost("9", "9")).get(0))).isTrue();
+    assertThat(OwnEvents.isOwn(parse(ownPost("9", "8")).get(0))).isFalse();
+  }
+
+  private static String ownPost(String forUser, String author) {
+    return "{\"data\":{\"event_type\":\"post.create\",\"event_uuid\":\"1\",\"filter\":{\"user_id\":\""
+        + forUser
+        + "\"},\"payload\":{\"author_id\":\""
+        + author
+        + "\"}}}";
+  }
+
   record Text(String text) {}
 
   @Test
