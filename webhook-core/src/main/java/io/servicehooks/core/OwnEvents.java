@@ -32,6 +32,10 @@ final class OwnEvents {
     if (forUser == null) {
       return false;
     }
+    String scanned = post ? event.scannedAuthorId() : event.scannedSenderId();
+    if (scanned != null) {
+      return forUser.equals(scanned); // the first top-level author_id or sender_id decides
+    }
     return forUser.equals(post ? author(event.payloadJson()) : sender(event.payloadJson()));
   }
 
@@ -140,7 +144,7 @@ final class OwnEvents {
   }
 
   /** The current value as text when it is a string or a number, else null (and skipped). */
-  private static String scalar(JsonParser p, JsonToken value) throws IOException {
+  static String scalar(JsonParser p, JsonToken value) throws IOException {
     if (value == JsonToken.VALUE_STRING
         || value == JsonToken.VALUE_NUMBER_INT
         || value == JsonToken.VALUE_NUMBER_FLOAT) {

@@ -106,6 +106,11 @@ final class PayloadParser {
     String tag;
     LazyJson filter;
     LazyJson payload;
+    // Read on the way through filter and payload, for the check every dispatch makes of whether
+    // the subscribed user caused the event itself (OwnEvents): null when the scan could not tell.
+    String filterUserId;
+    String authorId;
+    String senderId;
     int dataStart;
     int dataEnd;
 
@@ -120,8 +125,8 @@ final class PayloadParser {
               uuid = value.isScalarValue() && value != JsonToken.VALUE_NULL ? p.getText() : skip(p);
           case "event_type" -> type = value == JsonToken.VALUE_STRING ? p.getText() : skip(p);
           case "tag" -> tag = value == JsonToken.VALUE_STRING ? p.getText() : skip(p);
-          case "filter" -> filter = slice(p, body);
-          case "payload" -> payload = slice(p, body);
+          case "filter" -> filter = filter(p, body);
+          case "payload" -> payload = payload(p, body);
           default -> p.skipChildren();
         }
       }
@@ -147,17 +152,82 @@ final class PayloadParser {
         key = "e#" + id;
       }
       return new WebhookEvent(
-          id,
-          key,
-          names.normalize(type),
-          type,
-          PayloadFamily.ACTIVITY,
-          filter,
-          null,
-          tag,
-          payload,
-          new LazyJson(mapper, body, 0, body.length),
-          mapper);
+              id,
+              key,
+              names.normalize(type),
+              type,
+              PayloadFamily.ACTIVITY,
+              filter,
+              null,
+              tag,
+              payload,
+              new LazyJson(mapper, body, 0, body.length),
+              mapper)
+          .scanned(filterUserId, authorId, senderId);
+    }
+
+    /**
+     * The filter as {@link #slice} keeps it, reading its {@code user_id} on the way as {@link
+     * WebhookEvent#forUserId()} would from the tree (the last one wins; {@code null} gives none, a
+     * container ""), or leaving {@link #filterUserId} null where only the tree can tell.
+     */
+    private LazyJson filter(JsonParser p, byte[] body) throws IOException {
+      filterUserId = null;
+      if (p.currentToken() != JsonToken.START_OBJECT) {
+        return slice(p, body);
+      }
+      int start = (int) p.currentTokenLocation().getByteOffset();
+      String userId = WebhookEvent.NO_USER;
+      boolean known = true;
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        boolean wanted = p.currentName().equals("user_id");
+        JsonToken value = p.nextToken();
+        if (!wanted) {
+          p.skipChildren();
+        } else if (value == JsonToken.VALUE_STRING
+            || value == JsonToken.VALUE_NUMBER_INT
+            || value == JsonToken.VALUE_TRUE
+            || value == JsonToken.VALUE_FALSE) {
+          userId = p.getValueAsString();
+        } else if (value == JsonToken.VALUE_NULL) {
+          userId = WebhookEvent.NO_USER;
+        } else if (value == JsonToken.VALUE_NUMBER_FLOAT) {
+          known = false; // the tree writes a float its own way ("1.0" for 1.00)
+        } else {
+          p.skipChildren();
+          userId = "";
+        }
+      }
+      int end = (int) p.currentLocation().getByteOffset();
+      filterUserId = known ? userId : null;
+      return new LazyJson(mapper, body, start, end - start);
+    }
+
+    /**
+     * The payload as {@link #slice} keeps it, noting on the way its first top-level {@code
+     * author_id} and {@code sender_id} that are non-empty strings or numbers (what {@link
+     * OwnEvents} looks for first).
+     */
+    private LazyJson payload(JsonParser p, byte[] body) throws IOException {
+      authorId = null;
+      senderId = null;
+      if (p.currentToken() != JsonToken.START_OBJECT) {
+        return slice(p, body);
+      }
+      int start = (int) p.currentTokenLocation().getByteOffset();
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String name = p.currentName();
+        JsonToken value = p.nextToken();
+        if (name.equals("author_id") && authorId == null) {
+          authorId = OwnEvents.scalar(p, value);
+        } else if (name.equals("sender_id") && senderId == null) {
+          senderId = OwnEvents.scalar(p, value);
+        } else {
+          p.skipChildren();
+        }
+      }
+      int end = (int) p.currentLocation().getByteOffset();
+      return new LazyJson(mapper, body, start, end - start);
     }
   }
 

@@ -1,5 +1,7 @@
 package io.servicehooks.core;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.InjectableValues;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -29,6 +31,15 @@ public final class WebhookEvent {
   private final LazyJson payload;
   private final LazyJson delivery;
   private final ObjectMapper mapper;
+
+  /** Marks a filter without a {@code user_id}, read once. */
+  static final String NO_USER = new String("");
+
+  private volatile String filterUserId; // the filter's user_id once read, or NO_USER
+  // The payload's first top-level author_id and sender_id, as the parser's scan saw them (null
+  // when it saw none, or did not scan: a batch item, an event restored from a store).
+  private String scannedAuthorId;
+  private String scannedSenderId;
 
   /**
    * The observation the event's listener observations are children of (a delivery's or an inbox
@@ -96,13 +107,78 @@ public final class WebhookEvent {
     return filter.node();
   }
 
+  /**
+   * Keeps what the parser's one scan of an envelope read on the way: the filter's {@code user_id}
+   * (or {@link #NO_USER}, or null where only the tree can tell) and the payload's first top-level
+   * {@code author_id} and {@code sender_id}. Called before the event leaves the parser's thread.
+   */
+  WebhookEvent scanned(String filterUserId, String authorId, String senderId) {
+    this.filterUserId = filterUserId;
+    this.scannedAuthorId = authorId;
+    this.scannedSenderId = senderId;
+    return this;
+  }
+
+  String scannedAuthorId() {
+    return scannedAuthorId;
+  }
+
+  String scannedSenderId() {
+    return scannedSenderId;
+  }
+
   /** The batch's {@code for_user_id}, or the envelope filter's {@code user_id}, if any. */
   public Optional<String> forUserId() {
     if (forUserId != null) {
       return Optional.of(forUserId);
     }
+    String read = filterUserId;
+    if (read == null) {
+      read = filterUserId(filter);
+      filterUserId = read;
+    }
+    return read == NO_USER ? Optional.empty() : Optional.of(read);
+  }
+
+  /**
+   * The filter's {@code user_id} as {@link JsonNode#asText()} gives it, read with one streaming
+   * pass that builds no tree (every dispatch asks, to tell an event the user caused itself), or
+   * {@link #NO_USER}.
+   */
+  private static String filterUserId(LazyJson filter) {
+    try (JsonParser p = filter.parser()) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        return NO_USER;
+      }
+      String found = NO_USER; // the last user_id wins, as in the tree
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        boolean wanted = p.currentName().equals("user_id");
+        JsonToken value = p.nextToken();
+        if (!wanted) {
+          p.skipChildren();
+        } else if (value == JsonToken.VALUE_STRING
+            || value == JsonToken.VALUE_NUMBER_INT
+            || value == JsonToken.VALUE_TRUE
+            || value == JsonToken.VALUE_FALSE) {
+          found = p.getValueAsString();
+        } else if (value == JsonToken.VALUE_NULL) {
+          found = NO_USER;
+        } else if (value == JsonToken.VALUE_NUMBER_FLOAT) {
+          return treeUserId(filter); // the tree writes a float its own way ("1.0" for 1.00)
+        } else {
+          p.skipChildren(); // asText() of an object or array is ""
+          found = "";
+        }
+      }
+      return found;
+    } catch (IOException | RuntimeException e) {
+      return treeUserId(filter); // fails as the tree read always did
+    }
+  }
+
+  private static String treeUserId(LazyJson filter) {
     JsonNode userId = filter.node().get("user_id");
-    return userId == null || userId.isNull() ? Optional.empty() : Optional.of(userId.asText());
+    return userId == null || userId.isNull() ? NO_USER : userId.asText();
   }
 
   /** The subscription's tag, if the envelope carries one. */

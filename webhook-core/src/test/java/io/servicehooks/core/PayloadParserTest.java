@@ -3,12 +3,14 @@ package io.servicehooks.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -57,6 +59,91 @@ final class PayloadParserTest {
     assertThat(e.payload().path("n").get(1).path("x").asText()).isEqualTo("\u00e9\u2603");
     assertThat(e.forUserId()).contains("9");
     assertThat(e.delivery().path("data").path("event_uuid").asText()).isEqualTo("1");
+  }
+
+  @Test
+  void forUserId_readFromTheFilterWithoutATree_givesWhatTheTreeGives() throws Exception {
+    ObjectMapper json = new ObjectMapper();
+    for (String filter :
+        List.of(
+            "{\"user_id\":\"2244994945\"}",
+            "{\"user_id\":2244994945}",
+            "{\"tag\":{\"user_id\":\"no\"},\"user_id\":\"7\"}",
+            "{\"user_id\":\"1\",\"user_id\":\"2\"}",
+            "{\"user_id\":null}",
+            "{\"user_id\":true}",
+            "{\"user_id\":1.50}",
+            "{\"user_id\":{\"id\":\"3\"}}",
+            "{\"user_id\":[\"4\"]}",
+            "{\"user_id\":\"\"}",
+            "{\"other\":\"5\"}",
+            "{}",
+            "[]",
+            "\"user\"")) {
+      String body =
+          "{\"data\":{\"event_type\":\"post.create\",\"event_uuid\":\"1\",\"filter\":"
+              + filter
+              + ",\"payload\":{}}}";
+      JsonNode tree = json.readTree(filter).get("user_id");
+      Optional<String> expected =
+          tree == null || tree.isNull() ? Optional.empty() : Optional.of(tree.asText());
+      assertThat(parse(body).get(0).forUserId()).as(filter).isEqualTo(expected);
+    }
+  }
+
+  @Test
+  void ownEvent_whatTheScanNotes_agreesWithAFullReadOfTheStoredEvent() throws Exception {
+    ObjectMapper json = new ObjectMapper();
+    List<String> payloads =
+        List.of(
+            "{\"author_id\":\"9\",\"text\":\"x\"}",
+            "{\"author_id\":9}",
+            "{\"author_id\":\"\",\"author_id\":\"9\"}",
+            "{\"author_id\":{\"id\":\"9\"},\"author_id\":\"8\"}",
+            "{\"author_id\":\"8\",\"author_id\":\"9\"}",
+            "{\"user\":{\"id_str\":\"9\"}}",
+            "{\"user\":{\"id_str\":\"9\"},\"author_id\":\"8\"}",
+            "{\"status\":{\"user_id\":9}}",
+            "{\"sender_id\":\"9\"}",
+            "{\"sender_id\":null,\"message_create\":{\"sender_id\":\"9\"}}",
+            "{\"message_create\":{\"sender_id\":\"9\"},\"sender_id\":\"8\"}",
+            "{\"direct_message_events\":[{\"message_create\":{\"sender_id\":\"9\"}}]}",
+            "{}",
+            "[]",
+            "\"text\"");
+    for (String type : List.of("post.create", "dm.received")) {
+      for (String filter : List.of("{\"user_id\":\"9\"}", "{\"user_id\":9.0}", "{}")) {
+        for (String payload : payloads) {
+          String body =
+              "{\"data\":{\"event_type\":\""
+                  + type
+                  + "\",\"event_uuid\":\"1\",\"filter\":"
+                  + filter
+                  + ",\"payload\":"
+                  + payload
+                  + ",\"payload\":"
+                  + payload
+                  + "}}";
+          WebhookEvent scanned = parse(body).get(0);
+          WebhookEvent full = WebhookEvent.restore(scanned.toStored(), json);
+          assertThat(full.scannedAuthorId()).isNull();
+          assertThat(OwnEvents.isOwn(scanned))
+              .as(type + " " + filter + " " + payload)
+              .isEqualTo(OwnEvents.isOwn(full));
+          assertThat(scanned.forUserId()).as(filter).isEqualTo(full.forUserId());
+        }
+      }
+    }
+    assertThat(OwnEvents.isOwn(parse(ownPost("9", "9")).get(0))).isTrue();
+    assertThat(OwnEvents.isOwn(parse(ownPost("9", "8")).get(0))).isFalse();
+  }
+
+  private static String ownPost(String forUser, String author) {
+    return "{\"data\":{\"event_type\":\"post.create\",\"event_uuid\":\"1\",\"filter\":{\"user_id\":\""
+        + forUser
+        + "\"},\"payload\":{\"author_id\":\""
+        + author
+        + "\"}}}";
   }
 
   record Text(String text) {}

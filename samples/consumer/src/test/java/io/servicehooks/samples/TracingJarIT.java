@@ -94,7 +94,11 @@ final class TracingJarIT {
               .filter(l -> l.contains("Handled post.create event 77"))
               .findFirst()
               .orElseThrow();
-      assertThat(handled).contains(delivery.traceId());
+      assertThat(handled).contains(" [" + delivery.traceId() + "/" + listener.spanId() + "] - ");
+      assertThat(Files.readAllLines(out, StandardCharsets.UTF_8))
+          .as("lines logged outside a traced event carry no empty [/]")
+          .noneMatch(l -> l.contains("[/]"))
+          .anyMatch(l -> l.contains(" INFO  consumer - ") && !l.contains("Handled"));
     }
   }
 }
