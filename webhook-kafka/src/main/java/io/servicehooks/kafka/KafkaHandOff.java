@@ -98,8 +98,10 @@ public final class KafkaHandOff implements EventInbox {
   private final Duration sendTimeout;
   private final Duration closeTimeout;
   private final ExecutorService sender;
+  private final HandOffMeters meters;
 
   private KafkaHandOff(Builder b) {
+    this.meters = b.meters;
     this.topic = b.topic;
     this.topicForType = b.topicForType;
     this.key = b.key;
@@ -174,10 +176,13 @@ public final class KafkaHandOff implements EventInbox {
     int[] pending = {records.size()};
     List<InboxOutcome> stored = Collections.nCopies(records.size(), InboxOutcome.STORED);
     for (ProducerRecord<String, byte[]> record : records) {
+      long started = System.nanoTime();
+      meters.sending();
       try {
         producer.send(
             record,
             (metadata, failure) -> {
+              meters.sent(outcome(failure), System.nanoTime() - started);
               if (failure != null) {
                 stage.completeExceptionally(failure);
                 return;
@@ -192,10 +197,21 @@ public final class KafkaHandOff implements EventInbox {
             });
       } catch (RuntimeException e) {
         // max.block.ms passed without metadata or buffer space, or the producer is closed.
+        meters.sent(outcome(e), System.nanoTime() - started);
         stage.completeExceptionally(e);
         return;
       }
     }
+  }
+
+  /** The {@code outcome} tag of a send that ended with {@code failure} (null: acknowledged). */
+  private static String outcome(Exception failure) {
+    if (failure == null) {
+      return "acked";
+    }
+    return failure instanceof org.apache.kafka.common.errors.TimeoutException
+        ? "timeout"
+        : "failed";
   }
 
   private ProducerRecord<String, byte[]> record(StoredEvent event) {
@@ -258,6 +274,7 @@ public final class KafkaHandOff implements EventInbox {
     private Duration maxBlock = DEFAULT_MAX_BLOCK;
     private Duration closeTimeout = DEFAULT_CLOSE_TIMEOUT;
     private final Map<String, Object> properties = new HashMap<>();
+    private HandOffMeters meters = HandOffMeters.NONE;
 
     private Builder(String bootstrapServers, String topic) {
       this.bootstrapServers = requireText(bootstrapServers, "bootstrapServers");
@@ -323,6 +340,18 @@ public final class KafkaHandOff implements EventInbox {
         throw new IllegalArgumentException("enable.idempotence must stay true");
       }
       this.properties.putAll(properties);
+      return this;
+    }
+
+    /**
+     * Records the hand-off's meters in {@code registry}: the timer {@code webhook.kafka.send} (one
+     * per record, tag {@code outcome} = {@code acked}, {@code failed} or {@code timeout}) and the
+     * gauge {@code webhook.kafka.in.flight} (records sent and not yet answered). Without it nothing
+     * is recorded and Micrometer need not be present.
+     */
+    public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
+      Objects.requireNonNull(registry, "registry");
+      this.meters = new MicrometerHandOffMeters(registry);
       return this;
     }
 

@@ -2,6 +2,7 @@ package io.servicehooks.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.servicehooks.core.Deduplicator;
 import io.servicehooks.core.WebhookConsumer;
 import io.servicehooks.core.WebhookRequest;
@@ -263,5 +264,46 @@ final class KafkaHandOffTest {
     assertThat(copy.bodyAsString()).contains("in_flight");
     assertThat(copy.headers()).containsKey("Retry-After");
     assertThat(first.get(15, TimeUnit.SECONDS).status()).isEqualTo(503);
+  }
+
+  @Test
+  void meters_ackedSendsTimedPerRecord_nothingLeftInFlight() throws Exception {
+    SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    WebhookConsumer consumer =
+        edge(
+            KafkaHandOff.builder(broker.bootstrapServers(), topic).meterRegistry(meters).build(),
+            Deduplicator.inMemory());
+
+    answer(
+        consumer, Events.activity("ev-m1", "post.create", Map.of("user_id", "1"), null, Map.of()));
+    answer(
+        consumer, Events.activity("ev-m2", "post.create", Map.of("user_id", "2"), null, Map.of()));
+
+    assertThat(meters.get("webhook.kafka.send").tag("outcome", "acked").timer().count())
+        .isEqualTo(2);
+    assertThat(meters.get("webhook.kafka.send").tag("outcome", "timeout").timer().count()).isZero();
+    assertThat(meters.get("webhook.kafka.in.flight").gauge().value()).isZero();
+  }
+
+  @Test
+  void meters_unreachableBroker_sendTimedOut_nothingLeftInFlight() throws Exception {
+    SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    WebhookConsumer consumer =
+        edge(
+            KafkaHandOff.builder(unreachable(), topic)
+                .maxBlock(Duration.ofSeconds(1))
+                .meterRegistry(meters)
+                .build(),
+            Deduplicator.inMemory());
+
+    WebhookResponse answer =
+        answer(
+            consumer,
+            Events.activity("ev-m3", "post.create", Map.of("user_id", "3"), null, Map.of()));
+
+    assertThat(answer.status()).isEqualTo(503);
+    assertThat(meters.get("webhook.kafka.send").tag("outcome", "timeout").timer().count())
+        .isEqualTo(1);
+    assertThat(meters.get("webhook.kafka.in.flight").gauge().value()).isZero();
   }
 }

@@ -46,7 +46,10 @@ public final class ConsumerMain {
           + "             WEBHOOK_URL alone: registered and kept valid (WEBHOOK_CHECK_INTERVAL_MS,\n"
           + "             WEBHOOK_CHECK_SILENCE_MS; with SERVICE_API_BASE_URL and the credentials),\n"
           + "             DELIVERY=webhook|stream|both (with SERVICE_API_BASE_URL, the credentials above and\n"
-          + "             STREAM_BACKFILL_MINUTES=1..5)";
+          + "             STREAM_BACKFILL_MINUTES=1..5),\n"
+          + "             KAFKA_BOOTSTRAP_SERVERS with KAFKA_TOPIC: every event handed to the topic;\n"
+          + "             DELIVERY=kafka runs the listeners from it (KAFKA_GROUP_ID, KAFKA_DEAD_LETTER_TOPIC);\n"
+          + "             any client property as KAFKA_<PROPERTY>, e.g. KAFKA_SECURITY_PROTOCOL";
 
   private ConsumerMain() {}
 
@@ -191,6 +194,7 @@ public final class ConsumerMain {
     CatchUpWiring.Config catchUpConfig;
     WebhookCheckWiring.Config checkConfig;
     StreamWiring.Config streamConfig;
+    KafkaWiring.Config kafkaConfig;
     boolean listenerFail;
     boolean ignoreOwnEvents;
     java.nio.file.Path dedupFile;
@@ -204,11 +208,23 @@ public final class ConsumerMain {
       catchUpConfig = command.help() || command.demo() ? null : CatchUpWiring.parse(env);
       checkConfig = command.help() || command.demo() ? null : WebhookCheckWiring.parse(env);
       streamConfig = command.help() || command.demo() ? null : StreamWiring.parse(env);
+      kafkaConfig = command.help() || command.demo() ? null : KafkaWiring.parse(env);
       if (streamConfig != null
           && streamConfig.streamOnly()
           && ConsumerVariables.MANAGEMENT_PORT.raw(env) != null) {
         throw new ConfigException(
             "DELIVERY=stream serves /health and /metrics on PORT; MANAGEMENT_PORT is not used");
+      }
+      if (kafkaConfig != null && kafkaConfig.source()) {
+        if (ConsumerVariables.MANAGEMENT_PORT.raw(env) != null) {
+          throw new ConfigException(
+              "DELIVERY=kafka serves /health and /metrics on PORT; MANAGEMENT_PORT is not used");
+        }
+        if (catchUpConfig != null) {
+          throw new ConfigException(
+              "CATCH_UP=true heals a webhook's downtime, but DELIVERY=kafka serves no webhook: the"
+                  + " edge that hands events to the topic catches up");
+        }
       }
       tracing = command.help() || command.demo() ? null : tracing(env);
     } catch (ConfigException e) {
@@ -272,7 +288,8 @@ public final class ConsumerMain {
               },
               streamConfig,
               catchUpConfig != null,
-              tracing == null ? ObservationRegistry.NOOP : tracing.observationRegistry());
+              tracing == null ? ObservationRegistry.NOOP : tracing.observationRegistry(),
+              kafkaConfig);
     } catch (RuntimeException e) {
       if (tracing != null) {
         tracing.close();
@@ -294,9 +311,13 @@ public final class ConsumerMain {
               checkConfig, consumer.webhookConsumer(), consumer.meterRegistry());
       log.info("Keeping the webhook switched on: {}", watch);
     } else if (checkConfig != null) {
-      log.info("DELIVERY=stream serves no webhook: WEBHOOK_URL is not checked");
+      log.info("DELIVERY={} serves no webhook: WEBHOOK_URL is not checked", deliveryName(env));
     }
     return new Running(consumer, watch, catchUp[0], dedupStore, tracing);
+  }
+
+  private static String deliveryName(Map<String, String> env) {
+    return ConsumerVariables.DELIVERY.rawOr(env, "").strip().toLowerCase(java.util.Locale.ROOT);
   }
 
   /** {@code OTEL_EXPORTER_OTLP_ENDPOINT} and friends: traces over OTLP, or null when unset. */
@@ -323,6 +344,9 @@ public final class ConsumerMain {
     } catch (UncheckedIOException bindFailure) {
       // A taken port or an address not of this machine: a setting it cannot use, named.
       err.println("servicehooks-consumer: " + bindFailure.getMessage());
+      return 2;
+    } catch (StandaloneConsumer.BrokersUnavailableException kafkaDown) {
+      err.println("servicehooks-consumer: " + kafkaDown.getMessage());
       return 2;
     } catch (StandaloneConsumer.DedupStoreException redisDown) {
       // Without the memory it shares with the other instances it would run their events again.

@@ -73,8 +73,9 @@ final class ConsumerSettingsReader {
         secrets.add(s.strip());
       }
     }
-    if (secrets.isEmpty() && !demo && !help && streamOnly(env)) {
-      // No webhook is served, so no signature is ever checked; the consumer still needs a key.
+    if (secrets.isEmpty() && !demo && !help && noWebhook(env)) {
+      // No webhook is served (the stream only, or a Kafka topic), so no signature is ever
+      // checked; the consumer still needs a key.
       secrets.add(unusedSecret());
     }
     if (secrets.isEmpty() && !demo && !help) {
@@ -142,8 +143,9 @@ final class ConsumerSettingsReader {
     }
   }
 
-  private static boolean streamOnly(Map<String, String> env) throws ConfigException {
-    return StreamWiring.delivery(env) == StreamWiring.Delivery.STREAM;
+  private static boolean noWebhook(Map<String, String> env) throws ConfigException {
+    StreamWiring.Delivery delivery = StreamWiring.delivery(env);
+    return delivery == StreamWiring.Delivery.STREAM || delivery == StreamWiring.Delivery.KAFKA;
   }
 
   /** A random key nobody knows: with DELIVERY=stream nothing is ever verified with it. */

@@ -202,10 +202,33 @@ final class ConsumerVariables {
 
   // ---- the activity stream (StreamWiring) ----
   static final Variable DELIVERY =
-      new Variable("DELIVERY", null, "webhook", "webhook, stream (no public URL) or both");
+      new Variable(
+          "DELIVERY",
+          null,
+          "webhook",
+          "webhook, stream (no public URL), both, or kafka (run the listeners from KAFKA_TOPIC)");
   static final Variable STREAM_BACKFILL_MINUTES =
       new Variable(
           "STREAM_BACKFILL_MINUTES", null, "5", "the most minutes a stream reconnect asks again");
+
+  // ---- Kafka (KafkaWiring); any other KAFKA_<PROPERTY> is a client property ----
+  static final Variable KAFKA_BOOTSTRAP_SERVERS =
+      new Variable(
+          "KAFKA_BOOTSTRAP_SERVERS",
+          null,
+          "unset",
+          "hand every event to KAFKA_TOPIC on these brokers instead of running listeners");
+  static final Variable KAFKA_TOPIC =
+      new Variable("KAFKA_TOPIC", null, "required with KAFKA_BOOTSTRAP_SERVERS", "the topic");
+  static final Variable KAFKA_GROUP_ID =
+      new Variable(
+          "KAFKA_GROUP_ID", null, "servicehooks", "with DELIVERY=kafka: the consumer group");
+  static final Variable KAFKA_DEAD_LETTER_TOPIC =
+      new Variable(
+          "KAFKA_DEAD_LETTER_TOPIC",
+          null,
+          "<topic>.dead",
+          "with DELIVERY=kafka: where an event goes after INBOX_MAX_ATTEMPTS failed attempts");
 
   // ---- tracing (Tracing): the OpenTelemetry specification's names ----
   static final Variable OTEL_EXPORTER_OTLP_ENDPOINT =
@@ -252,6 +275,10 @@ final class ConsumerVariables {
           INBOX_INSTANCE_NAME,
           DELIVERY,
           STREAM_BACKFILL_MINUTES,
+          KAFKA_BOOTSTRAP_SERVERS,
+          KAFKA_TOPIC,
+          KAFKA_GROUP_ID,
+          KAFKA_DEAD_LETTER_TOPIC,
           REDIS_URL,
           REDIS_PREFIX,
           DEDUP_FILE,

@@ -2,6 +2,7 @@ package io.servicehooks.samples;
 
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.servicehooks.core.WebhookConsumer;
+import io.servicehooks.kafka.KafkaBrokerCheck;
 import io.servicehooks.postgres.PostgresInbox;
 import io.servicehooks.stream.ActivityStream;
 import io.undertow.Handlers;
@@ -25,13 +26,24 @@ final class ManagementEndpoints {
   private final PrometheusMeterRegistry registry;
   private final PostgresInbox inbox; // null: not durable
   private final Probes probes;
+  private final KafkaBrokerCheck brokers; // null: no Kafka
   private volatile ActivityStream stream; // null: webhook only, or not started yet
   private volatile WebhookConsumer webhook; // null: no webhook served (stream mode)
 
   ManagementEndpoints(PrometheusMeterRegistry registry, DataSource database, PostgresInbox inbox) {
+    this(registry, database, inbox, null);
+  }
+
+  /** With {@code brokers} not null, health and readiness are DOWN while no Kafka broker answers. */
+  ManagementEndpoints(
+      PrometheusMeterRegistry registry,
+      DataSource database,
+      PostgresInbox inbox,
+      KafkaBrokerCheck brokers) {
     this.registry = registry;
     this.inbox = inbox;
-    this.probes = new Probes(database, System::nanoTime);
+    this.brokers = brokers;
+    this.probes = new Probes(database, brokers, System::nanoTime);
   }
 
   /** The stream whose health {@code /health} reports, once it started. */
@@ -49,11 +61,15 @@ final class ManagementEndpoints {
   }
 
   /**
-   * {@code /health}: DOWN (503) when the durable inbox has a problem or the stream has been down
-   * too long or was refused, UP otherwise.
+   * {@code /health}: DOWN (503) when the durable inbox has a problem, no Kafka broker answers, or
+   * the stream has been down too long or was refused, UP otherwise.
    */
   HttpHandler health() {
     return exchange -> {
+      if (brokers != null && exchange.isInIoThread()) {
+        exchange.dispatch(health()); // the broker check may wait for its time-out
+        return;
+      }
       ActivityStream s = stream;
       exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, "application/json");
       // Durable mode: DOWN when an inbox thread is gone or its loops keep failing, so an
@@ -64,6 +80,14 @@ final class ManagementEndpoints {
         exchange
             .getResponseSender()
             .send("{\"status\":\"DOWN\",\"inbox\":\"" + jsonText(problem.get()) + "\"}");
+        return;
+      }
+      Optional<String> kafka = brokers == null ? Optional.empty() : brokers.problem();
+      if (kafka.isPresent()) {
+        exchange.setStatusCode(503);
+        exchange
+            .getResponseSender()
+            .send("{\"status\":\"DOWN\",\"kafka\":\"" + jsonText(kafka.get()) + "\"}");
         return;
       }
       if (s != null && !s.healthy()) {

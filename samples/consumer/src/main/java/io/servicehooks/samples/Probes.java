@@ -1,5 +1,6 @@
 package io.servicehooks.samples;
 
+import io.servicehooks.kafka.KafkaBrokerCheck;
 import io.undertow.server.HttpHandler;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.Headers;
@@ -14,7 +15,9 @@ import javax.sql.DataSource;
  * serves at all (restarting would not fix a database). {@code /health/ready}: 503 while the
  * consumer is stopping and, in durable mode, while the inbox database does not answer (the instance
  * could store nothing and would answer every delivery 503); 200 otherwise. The database check is
- * one connection validation, at most once a second whatever the probe rate.
+ * one connection validation, at most once a second whatever the probe rate. With Kafka, {@code
+ * /health/ready} is 503 too while no broker answers ({@link KafkaBrokerCheck}, cached likewise):
+ * an edge could hand nothing over, a reader could read nothing.
  */
 final class Probes {
 
@@ -22,6 +25,7 @@ final class Probes {
   static final long CHECK_EVERY_NANOS = 1_000_000_000L;
 
   private final DataSource database; // null: nothing outside the process to check
+  private final KafkaBrokerCheck brokers; // null: no Kafka
   private final LongSupplier nanoTime;
   private final AtomicBoolean stopping = new AtomicBoolean();
   private final Object checking = new Object();
@@ -30,7 +34,12 @@ final class Probes {
   private volatile boolean checked;
 
   Probes(DataSource database, LongSupplier nanoTime) {
+    this(database, null, nanoTime);
+  }
+
+  Probes(DataSource database, KafkaBrokerCheck brokers, LongSupplier nanoTime) {
     this.database = database;
+    this.brokers = brokers;
     this.nanoTime = nanoTime;
   }
 
@@ -45,8 +54,8 @@ final class Probes {
 
   HttpHandler ready() {
     return exchange -> {
-      if (database != null && exchange.isInIoThread()) {
-        exchange.dispatch(ready()); // the check blocks on the database
+      if ((database != null || brokers != null) && exchange.isInIoThread()) {
+        exchange.dispatch(ready()); // the check blocks on the database or the brokers
         return;
       }
       if (stopping.get()) {
@@ -56,6 +65,8 @@ final class Probes {
             exchange,
             503,
             "{\"status\":\"DOWN\",\"reason\":\"the inbox database does not answer\"}");
+      } else if (brokers != null && !brokers.answers()) {
+        json(exchange, 503, "{\"status\":\"DOWN\",\"reason\":\"no Kafka broker answers\"}");
       } else {
         json(exchange, 200, "{\"status\":\"UP\"}");
       }

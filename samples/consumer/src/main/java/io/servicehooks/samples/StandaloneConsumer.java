@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.servicehooks.core.WebhookConsumer;
+import io.servicehooks.kafka.KafkaBrokerCheck;
 import io.servicehooks.postgres.PostgresInbox;
 import io.servicehooks.redis.RedisDeduplicator;
 import io.servicehooks.stream.ActivityStream;
@@ -51,6 +52,7 @@ public final class StandaloneConsumer implements AutoCloseable {
   private final WebhookConsumer consumer;
   private final ActivityStream stream; // null: webhook only
   private final Probes probes;
+  private final KafkaBrokerCheck brokers; // null: no Kafka
 
   private StandaloneConsumer(
       PrometheusMeterRegistry registry,
@@ -60,8 +62,10 @@ public final class StandaloneConsumer implements AutoCloseable {
       RedisDeduplicator store,
       WebhookConsumer consumer,
       ActivityStream stream,
-      Probes probes) {
+      Probes probes,
+      KafkaBrokerCheck brokers) {
     this.probes = probes;
+    this.brokers = brokers;
     this.registry = registry;
     this.server = server;
     this.management = management;
@@ -95,6 +99,13 @@ public final class StandaloneConsumer implements AutoCloseable {
   /** {@code uri} with any user info ({@code user:password@}) replaced by {@code ***@}. */
   static String redacted(String uri) {
     return uri == null ? null : USER_INFO.matcher(uri).replaceAll("//***@");
+  }
+
+  /** No Kafka broker answered at start-up ({@code KAFKA_BOOTSTRAP_SERVERS}). */
+  public static final class BrokersUnavailableException extends RuntimeException {
+    BrokersUnavailableException(String message) {
+      super(message, null, false, false);
+    }
   }
 
   /** The database of the durable mode could not be reached, or its schema not created. */
@@ -175,6 +186,24 @@ public final class StandaloneConsumer implements AutoCloseable {
       StreamWiring.Config stream,
       boolean webhookCatchUp,
       ObservationRegistry observations) {
+    return start(settings, database, customizer, stream, webhookCatchUp, observations, null);
+  }
+
+  /**
+   * As above, with Kafka when {@code kafka} is not null: the events handed to its topic, or (with
+   * {@code DELIVERY=kafka}) the listeners run from it and no webhook served.
+   *
+   * @throws BrokersUnavailableException when no broker answers within {@link
+   *     KafkaWiring#START_WAIT}
+   */
+  static StandaloneConsumer start(
+      Settings settings,
+      DatabaseSettings database,
+      BiConsumer<WebhookConsumer.Builder, MeterRegistry> customizer,
+      StreamWiring.Config stream,
+      boolean webhookCatchUp,
+      ObservationRegistry observations,
+      KafkaWiring.Config kafka) {
     if (settings.redisUrl() != null && database != null) {
       // Durable mode: the inbox table is the dedup every instance shares, so a Redis store would
       // connect, fail start-up when Redis is down, and write nothing.
@@ -184,9 +213,23 @@ public final class StandaloneConsumer implements AutoCloseable {
     }
     RedisDeduplicator store =
         settings.redisUrl() == null || database != null ? null : RedisDedupWiring.connect(settings);
+    KafkaBrokerCheck brokers = null;
     try {
-      return start(settings, database, customizer, store, stream, webhookCatchUp, observations);
+      brokers = kafka == null ? null : KafkaWiring.awaitBrokers(kafka);
+      return start(
+          settings,
+          database,
+          customizer,
+          store,
+          stream,
+          webhookCatchUp,
+          observations,
+          kafka,
+          brokers);
     } catch (RuntimeException e) {
+      if (brokers != null) {
+        brokers.close();
+      }
       if (store != null) {
         store.close();
       }
@@ -201,9 +244,13 @@ public final class StandaloneConsumer implements AutoCloseable {
       RedisDeduplicator store,
       StreamWiring.Config streamConfig,
       boolean webhookCatchUp,
-      ObservationRegistry observations) {
+      ObservationRegistry observations,
+      KafkaWiring.Config kafka,
+      KafkaBrokerCheck brokers) {
+    boolean noWebhook =
+        (streamConfig != null && streamConfig.streamOnly()) || (kafka != null && kafka.source());
     PrometheusMeterRegistry registry =
-        streamConfig != null && streamConfig.streamOnly()
+        noWebhook
             // No webhook, so no CRC check ever comes: a last-answer gauge stuck at 0 would page
             // someone.
             ? ConsumerRegistry.create(MeterFilter.denyNameStartsWith("webhook.crc"))
@@ -228,10 +275,15 @@ public final class StandaloneConsumer implements AutoCloseable {
     DurableWiring.Durable durable =
         database == null ? null : DurableWiring.install(settings, database, registry, builder);
     HikariDataSource pool = durable == null ? null : durable.pool();
+    if (kafka != null && kafka.source()) {
+      KafkaWiring.installSource(kafka, registry, builder, store);
+    } else if (kafka != null) {
+      KafkaWiring.installHandOff(kafka, registry, builder);
+    }
     ManagementEndpoints endpoints =
-        new ManagementEndpoints(registry, pool, durable == null ? null : durable.inbox());
+        new ManagementEndpoints(registry, pool, durable == null ? null : durable.inbox(), brokers);
     WebhookConsumer consumer = builder.build();
-    if (streamConfig != null && streamConfig.streamOnly()) {
+    if (noWebhook) {
       return streamOnly(
           settings,
           registry,
@@ -241,7 +293,9 @@ public final class StandaloneConsumer implements AutoCloseable {
           store,
           streamConfig,
           webhookCatchUp,
-          observations);
+          observations,
+          kafka,
+          brokers);
     }
     WebhookServer.Builder server =
         WebhookServer.builder(consumer)
@@ -280,7 +334,7 @@ public final class StandaloneConsumer implements AutoCloseable {
               : StreamWiring.start(streamConfig, consumer, registry, observations, webhookCatchUp);
       endpoints.stream(stream);
       return new StandaloneConsumer(
-          registry, started, management, pool, store, consumer, stream, probes);
+          registry, started, management, pool, store, consumer, stream, probes, brokers);
     } catch (RuntimeException e) {
       if (management != null) {
         management.stop();
@@ -293,8 +347,8 @@ public final class StandaloneConsumer implements AutoCloseable {
   }
 
   /**
-   * {@code DELIVERY=stream}: no webhook; {@code PORT} serves only health and metrics, and the
-   * stream feeds the consumer.
+   * {@code DELIVERY=stream} or {@code kafka}: no webhook; {@code PORT} serves only health and
+   * metrics, and the stream feeds the consumer (or the Kafka source, started with it, does).
    */
   private static StandaloneConsumer streamOnly(
       Settings settings,
@@ -305,7 +359,9 @@ public final class StandaloneConsumer implements AutoCloseable {
       RedisDeduplicator store,
       StreamWiring.Config streamConfig,
       boolean webhookCatchUp,
-      ObservationRegistry observations) {
+      ObservationRegistry observations,
+      KafkaWiring.Config kafka,
+      KafkaBrokerCheck brokers) {
     Undertow management = endpoints.server(settings.host(), settings.port());
     try {
       ManagementEndpoints.start(management, settings.host(), settings.port());
@@ -316,6 +372,17 @@ public final class StandaloneConsumer implements AutoCloseable {
       }
       throw e;
     }
+    if (streamConfig == null) {
+      log.info(
+          "Kafka mode: no webhook; the listeners run from topic {} in group {}; serving /health"
+              + " and /metrics at http://{}:{}",
+          kafka.topic(),
+          kafka.groupId(),
+          settings.host(),
+          ManagementEndpoints.boundPort(management));
+      return new StandaloneConsumer(
+          registry, null, management, pool, store, consumer, null, endpoints.probes(), brokers);
+    }
     log.info(
         "Stream mode: no webhook; serving /health and /metrics at http://{}:{}",
         settings.host(),
@@ -324,7 +391,7 @@ public final class StandaloneConsumer implements AutoCloseable {
         StreamWiring.start(streamConfig, consumer, registry, observations, webhookCatchUp);
     endpoints.stream(stream);
     return new StandaloneConsumer(
-        registry, null, management, pool, store, consumer, stream, endpoints.probes());
+        registry, null, management, pool, store, consumer, stream, endpoints.probes(), brokers);
   }
 
   /** The port actually bound (in stream mode, the one serving health and metrics). */
@@ -352,7 +419,7 @@ public final class StandaloneConsumer implements AutoCloseable {
     return registry;
   }
 
-  /** Whether a webhook is served (false with {@code DELIVERY=stream}). */
+  /** Whether a webhook is served (false with {@code DELIVERY=stream} or {@code kafka}). */
   boolean servesWebhook() {
     return server != null;
   }
@@ -382,6 +449,9 @@ public final class StandaloneConsumer implements AutoCloseable {
     }
     if (store != null) {
       store.close(); // after the deliveries that use it
+    }
+    if (brokers != null) {
+      brokers.close();
     }
     registry.close();
     log.info("Stopped");

@@ -35,7 +35,9 @@ final class StreamWiring {
   enum Delivery {
     WEBHOOK,
     STREAM,
-    BOTH
+    BOTH,
+    /** No webhook, no stream: the listeners run from a Kafka topic ({@code KafkaWiring}). */
+    KAFKA
   }
 
   /** The parsed settings; {@link #toString()} leaves every secret out. */
@@ -75,19 +77,22 @@ final class StreamWiring {
       case "", "webhook" -> Delivery.WEBHOOK;
       case "stream" -> Delivery.STREAM;
       case "both" -> Delivery.BOTH;
+      case "kafka" -> Delivery.KAFKA;
       default ->
           throw new ConsumerMain.ConfigException(
-              "DELIVERY must be 'webhook', 'stream' or 'both', was '" + value + "'");
+              "DELIVERY must be 'webhook', 'stream', 'both' or 'kafka', was '" + value + "'");
     };
   }
 
   /** The settings, or {@code null} for {@code DELIVERY=webhook}. */
   static Config parse(Map<String, String> env) throws ConsumerMain.ConfigException {
     Delivery delivery = delivery(env);
-    if (delivery == Delivery.WEBHOOK) {
+    if (delivery == Delivery.WEBHOOK || delivery == Delivery.KAFKA) {
       if (STREAM_BACKFILL_MINUTES.value(env) != null) {
         throw new ConsumerMain.ConfigException(
-            "STREAM_BACKFILL_MINUTES is set but DELIVERY is webhook (set DELIVERY=stream or both)");
+            "STREAM_BACKFILL_MINUTES is set but DELIVERY is "
+                + delivery.name().toLowerCase(Locale.ROOT)
+                + " (set DELIVERY=stream or both)");
       }
       return null;
     }

@@ -1,0 +1,247 @@
+package io.servicehooks.kafka;
+
+import java.util.ArrayDeque;
+import java.util.List;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * One assigned partition of a {@link KafkaSource}: the records polled from it and not finished yet,
+ * which of them may run, and the offset that may be committed. Every rule of per-partition order,
+ * back-off and hand-over lives here.
+ *
+ * <h2>States</h2>
+ *
+ * <ul>
+ *   <li><b>IDLE</b>: no worker runs the partition and nothing waits for a back-off. When records
+ *       are pending the poll thread starts a worker at once ({@link #startIfDue}).
+ *   <li><b>RUNNING</b>: one worker runs the pending records in offset order, one at a time ({@link
+ *       #next}, then {@link #report}). There is never more than one worker per partition, so order
+ *       within a partition is kept.
+ *   <li><b>WAITING</b>: the first pending record failed (or could not be claimed or dead-lettered
+ *       yet) and waits until {@code dueAt}; the records behind it wait with it. When the time comes
+ *       {@link #startIfDue} makes the lane RUNNING again and the same record is tried first.
+ *   <li><b>STOPPED</b>: the partition was revoked or lost, or the source closes: no record starts
+ *       any more and what a worker reports afterwards is ignored. Terminal.
+ * </ul>
+ *
+ * <p>Orthogonal to these, the partition is <em>paused</em> at the consumer whenever records are
+ * pending ({@link #wantsRecords} is false): the poll thread fetches more for it only once the
+ * worker has emptied the queue. That bounds the memory to one poll per partition and keeps a
+ * WAITING partition from being fetched past its failing record, while the other partitions go on.
+ *
+ * <h2>Transitions</h2>
+ *
+ * <pre>
+ *   IDLE    --startIfDue (records pending)-------------------------&gt; RUNNING
+ *   RUNNING --next (queue empty)------------------------------------&gt; IDLE
+ *   RUNNING --report FINISHED (handled, duplicate, dead-lettered)---&gt; RUNNING (next record)
+ *   RUNNING --report FAILED / DEFERRED-----------------------------&gt; WAITING (dueAt)
+ *   WAITING --startIfDue (now &gt;= dueAt)----------------------------&gt; RUNNING (same record)
+ *   any     --stop------------------------------------------------&gt; STOPPED (a running worker ends
+ *                                                                   after its current record)
+ * </pre>
+ *
+ * <p>A FAILED report counts one attempt of the first record; a DEFERRED one (its claim is held by
+ * another member, the dedup store or the dead-letter topic cannot be reached) counts none. The
+ * attempt count is this member's: after a hand-over the new owner counts from one again.
+ *
+ * <h2>Commits</h2>
+ *
+ * <p>{@link #committable} is the offset after the last finished record, finished meaning its
+ * listeners returned, it was a duplicate, or it was written to the dead-letter topic. Records
+ * finish in order, so everything below it is finished: committing it never skips an unfinished
+ * record, and a record whose listener has not returned is never committed. The source commits it
+ * periodically, and synchronously before the partition is handed over ({@link #stop} then {@link
+ * #awaitIdle} lets the running record finish, bounded by the close time-out).
+ *
+ * <p>Threads: the poll thread calls {@link #add}, {@link #startIfDue}, {@link #stop} and the commit
+ * methods; the lane's worker calls {@link #next} and {@link #report}. Every method holds the lane's
+ * monitor, never while a listener runs.
+ */
+final class PartitionLane {
+
+  enum State {
+    IDLE,
+    RUNNING,
+    WAITING,
+    STOPPED
+  }
+
+  /** What a worker did with the first pending record. */
+  enum Report {
+    /** Its listeners returned, it was a duplicate, or it is in the dead-letter topic. */
+    FINISHED,
+    /** Its listeners failed: one attempt counted, retried after the back-off. */
+    FAILED,
+    /** It could not be tried now (claimed elsewhere, a store unreachable): no attempt counted. */
+    DEFERRED
+  }
+
+  /** The first pending record and what is known of its earlier attempts. */
+  record Attempt(ConsumerRecord<String, byte[]> record, int failures, String lastFailure) {}
+
+  private final TopicPartition partition;
+  private final ArrayDeque<ConsumerRecord<String, byte[]>> pending = new ArrayDeque<>();
+  private State state = State.IDLE;
+  private long dueAt;
+  private int failures;
+  private String lastFailure;
+  private long committable = -1;
+  private long committed = -1;
+  private boolean stopping;
+
+  PartitionLane(TopicPartition partition) {
+    this.partition = partition;
+  }
+
+  TopicPartition partition() {
+    return partition;
+  }
+
+  /** Poll thread: records just polled for this partition, in offset order. */
+  synchronized void add(List<ConsumerRecord<String, byte[]>> records) {
+    if (!stopping) {
+      pending.addAll(records);
+    }
+  }
+
+  /** Whether the partition may be fetched: nothing of it is pending. */
+  synchronized boolean wantsRecords() {
+    return !stopping && pending.isEmpty();
+  }
+
+  /**
+   * Poll thread: makes the lane RUNNING when records are pending and no back-off is due later;
+   * {@code true} means the caller must start a worker on it.
+   */
+  synchronized boolean startIfDue(long now) {
+    boolean due =
+        !stopping
+            && ((state == State.IDLE && !pending.isEmpty())
+                || (state == State.WAITING && now - dueAt >= 0));
+    if (due) {
+      state = State.RUNNING;
+    }
+    return due;
+  }
+
+  /** Worker: the record to run next, or {@code null} when the worker must end (IDLE or STOPPED). */
+  synchronized Attempt next() {
+    if (state != State.RUNNING) {
+      return null;
+    }
+    if (stopping) {
+      state = State.STOPPED;
+      pending.clear();
+      notifyAll();
+      return null;
+    }
+    ConsumerRecord<String, byte[]> head = pending.peekFirst();
+    if (head == null) {
+      state = State.IDLE;
+      return null;
+    }
+    return new Attempt(head, failures, lastFailure);
+  }
+
+  /**
+   * Worker: what became of {@code attempt}. For FAILED and DEFERRED, {@code delayNanos} is the wait
+   * before the record is tried again (the back-off) and {@code reason} the failure.
+   */
+  synchronized void report(
+      Attempt attempt, Report report, long now, long delayNanos, String reason) {
+    if (state != State.RUNNING || pending.peekFirst() != attempt.record()) {
+      return; // given up on by awaitIdle: the partition is someone else's now
+    }
+    switch (report) {
+      case FINISHED -> {
+        pending.removeFirst();
+        committable = attempt.record().offset() + 1;
+        failures = 0;
+        lastFailure = null;
+      }
+      case FAILED, DEFERRED -> {
+        if (report == Report.FAILED) {
+          failures++;
+        }
+        if (reason != null) {
+          lastFailure = reason;
+        }
+        dueAt = now + delayNanos;
+        state = State.WAITING;
+      }
+    }
+    notifyAll();
+  }
+
+  /**
+   * Worker, before reporting DEFERRED: the record failed {@code failures} times, enough to be
+   * dead-lettered; only writing the dead letter is left to do.
+   */
+  synchronized void owesDeadLetter(Attempt attempt, int failures) {
+    if (state == State.RUNNING && pending.peekFirst() == attempt.record()) {
+      this.failures = failures;
+    }
+  }
+
+  /** Worker: the worker ends abnormally; the record is tried again after {@code delayNanos}. */
+  synchronized void abandon(long now, long delayNanos) {
+    if (state == State.RUNNING) {
+      dueAt = now + delayNanos;
+      state = State.WAITING;
+    }
+    notifyAll();
+  }
+
+  /**
+   * Poll thread: no record starts any more. A worker running a record ends once it reported it;
+   * that record still counts as finished if it finishes before {@link #awaitIdle} gives up.
+   */
+  synchronized void stop() {
+    stopping = true;
+    if (state != State.RUNNING) {
+      state = State.STOPPED;
+      pending.clear();
+    }
+    notifyAll();
+  }
+
+  /**
+   * Poll thread, after {@link #stop}: waits until no worker runs the lane (or {@code deadlineNanos}
+   * passed), then leaves it STOPPED. {@code true} when no worker ran any more.
+   */
+  synchronized boolean awaitIdle(long deadlineNanos) throws InterruptedException {
+    boolean idle = true;
+    while (state == State.RUNNING) {
+      long left = deadlineNanos - System.nanoTime();
+      if (left <= 0) {
+        idle = false;
+        break;
+      }
+      wait(Math.max(1, left / 1_000_000));
+    }
+    state = State.STOPPED;
+    pending.clear();
+    return idle;
+  }
+
+  /** The offset to commit (after the last finished record), or -1 when there is nothing new. */
+  synchronized long committable() {
+    return committable > committed ? committable : -1;
+  }
+
+  /** Poll thread: {@code offset} is committed. */
+  synchronized void committed(long offset) {
+    committed = Math.max(committed, offset);
+  }
+
+  synchronized State state() {
+    return state;
+  }
+
+  @Override
+  public synchronized String toString() {
+    return "PartitionLane[" + partition + ", " + state + ", pending=" + pending.size() + "]";
+  }
+}
