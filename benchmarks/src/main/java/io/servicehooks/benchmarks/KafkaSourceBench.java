@@ -46,16 +46,17 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * {@code EVENTS} records (default 200,000) written as the edge's hand-off writes them (the 1.5 KB
  * activity envelope of the load pool as the value, the {@code servicehooks-*} headers, keys spread
  * over 1,024 users), not timed; then a new group reads it from the start and the clock runs from
- * the subscription until the listener ran for the last event (and, for the hand-written loop, its
- * last commit returned). CPU per event: this JVM's process CPU over the same span; the broker's
- * from {@code /proc/<pid>/stat} when this run started it. The contenders alternate, rounds {@code
+ * the subscription until the listener ran for the last event (the final commit is not timed). CPU
+ * per event: this JVM's process CPU until the contender closed its consumer; the broker's from
+ * {@code /proc/<pid>/stat} when this run started it. The contenders alternate, rounds {@code
  * ROUNDS} (default 3); medians reported.
  *
  * <p>The hand-written loop: {@code poll}, for each record its id and type from the headers, the
  * value parsed with one shared {@link ObjectMapper}, put-if-absent of the id into a Caffeine cache
- * (the source's in-memory dedup), the listener (a counter), then {@code commitSync()} of the polled
- * offsets once every record of the poll ran: at least once, never an offset past an event whose
- * listeners did not run.
+ * (the source's in-memory dedup), the listener (a counter); the offsets of what ran committed every
+ * second ({@code commitAsync}) and synchronously when it closes, as {@code KafkaSource} commits: at
+ * least once, never an offset past an event whose listeners did not run. One thread (the poll loop
+ * runs the listener), where the source runs partitions side by side on its workers.
  *
  * <p>The broker: {@code KAFKA_BOOTSTRAP_SERVERS} when set, else one started for the run in its own
  * process ({@link KafkaBrokerProcess}; {@code KAFKA_BROKER_JAR} names the jar). Results to stdout
@@ -70,13 +71,17 @@ public final class KafkaSourceBench {
 
   private static final ObjectMapper MAPPER = new ObjectMapper();
   private static final int USERS = 1024;
+  private static final long COMMIT_INTERVAL = TimeUnit.SECONDS.toNanos(1);
 
   /** One way of reading a full topic and running a listener per event. */
   interface Contender {
     String name();
 
-    /** Reads {@code topic} from the start with group {@code group} until {@code events} ran. */
-    void drain(String servers, String topic, String group, long events) throws Exception;
+    /**
+     * Reads {@code topic} from the start with group {@code group} until {@code events} ran; the
+     * {@link System#nanoTime()} when the listener ran for the last one.
+     */
+    long drain(String servers, String topic, String group, long events) throws Exception;
   }
 
   /** One measurement. */
@@ -114,8 +119,8 @@ public final class KafkaSourceBench {
           long cpu0 = processCpuNanos();
           long broker0 = broker == null ? -1 : ticks(broker.pid());
           long began = System.nanoTime();
-          c.drain(servers, topic, "source-bench-" + UUID.randomUUID(), events);
-          double seconds = (System.nanoTime() - began) / 1e9;
+          long last = c.drain(servers, topic, "source-bench-" + UUID.randomUUID(), events);
+          double seconds = (last - began) / 1e9;
           double cpuUs = (processCpuNanos() - cpu0) / 1e3 / events;
           double brokerUs =
               broker == null ? Double.NaN : ticksToUs(ticks(broker.pid()) - broker0) / events;
@@ -180,7 +185,7 @@ public final class KafkaSourceBench {
     }
 
     @Override
-    public void drain(String servers, String topic, String group, long events) throws Exception {
+    public long drain(String servers, String topic, String group, long events) throws Exception {
       Map<String, Object> p = new HashMap<>();
       p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, servers);
       p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
@@ -195,6 +200,8 @@ public final class KafkaSourceBench {
               .build();
       LongAdder handled = new LongAdder();
       long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+      long committed = System.nanoTime();
+      long last;
       try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(p)) {
         consumer.subscribe(List.of(topic));
         while (handled.sum() < events) {
@@ -212,11 +219,15 @@ public final class KafkaSourceBench {
               handled.increment(); // the listener
             }
           }
-          if (!records.isEmpty()) {
-            consumer.commitSync();
+          if (!records.isEmpty() && System.nanoTime() - committed >= COMMIT_INTERVAL) {
+            consumer.commitAsync();
+            committed = System.nanoTime();
           }
         }
+        last = System.nanoTime();
+        consumer.commitSync();
       }
+      return last;
     }
 
     private static String header(ConsumerRecord<?, ?> r, String name) {

@@ -1,19 +1,61 @@
 package io.servicehooks.benchmarks;
 
+import io.servicehooks.core.Acknowledgement;
+import io.servicehooks.core.WebhookConsumer;
+import io.servicehooks.kafka.KafkaSource;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * {@code KafkaSource} as a contender of {@link KafkaSourceBench}: a {@code WebhookConsumer} in
- * durable mode whose inbox is the source, one listener counting events.
+ * {@link KafkaSource} as a contender of {@link KafkaSourceBench}: a {@link WebhookConsumer} in
+ * durable mode whose inbox is the source (its defaults: four workers, dedup in memory, offsets
+ * committed every second), one listener counting events, as the standalone consumer's {@code
+ * DELIVERY=kafka} runs it. The clock stops when the listener ran for the last event; closing the
+ * consumer (its final synchronous commit) is not timed.
  */
-final class KafkaSourceContender {
+final class KafkaSourceContender implements KafkaSourceBench.Contender {
 
   static final String NAME = "KafkaSource (WebhookConsumer, durable)";
 
-  private KafkaSourceContender() {}
+  @Override
+  public String name() {
+    return NAME;
+  }
 
-  /** The source contender; none until webhook-kafka has its source. */
+  /** The source contender. */
   static List<KafkaSourceBench.Contender> available() {
-    return List.of();
+    return List.of(new KafkaSourceContender());
+  }
+
+  @Override
+  public long drain(String servers, String topic, String group, long events) throws Exception {
+    AtomicLong handled = new AtomicLong();
+    AtomicLong last = new AtomicLong();
+    CountDownLatch all = new CountDownLatch(1);
+    KafkaSource source = KafkaSource.builder(servers, topic).groupId(group).build();
+    WebhookConsumer consumer =
+        WebhookConsumer.builder()
+            .consumerSecrets(Payloads.SECRET)
+            .acknowledgement(Acknowledgement.DURABLE)
+            .inbox(source)
+            .on(
+                "post.create",
+                event -> {
+                  if (handled.incrementAndGet() == events) {
+                    last.set(System.nanoTime());
+                    all.countDown();
+                  }
+                })
+            .build();
+    try {
+      if (!all.await(10, TimeUnit.MINUTES)) {
+        throw new IllegalStateException("KafkaSource: " + handled.get() + " in 10 min");
+      }
+    } finally {
+      consumer.close();
+    }
+    return last.get();
   }
 }
