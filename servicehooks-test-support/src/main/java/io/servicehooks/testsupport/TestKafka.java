@@ -27,8 +27,8 @@ import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
 
 /**
- * One real KRaft broker (combined broker and controller) started in the test's JVM from Kafka's
- * own test kit, for the modules beside webhook-kafka (the standalone consumer, the Spring adapter).
+ * One real KRaft broker (combined broker and controller) started in the test's JVM from Kafka's own
+ * test kit, for the modules beside webhook-kafka (the standalone consumer, the Spring adapter).
  * Each test makes its own topics ({@link #newTopic}) and deletes them ({@link #deleteTopic}).
  * Declare {@code org.apache.kafka:kafka-test-common-runtime} in test scope to use it.
  */

@@ -220,6 +220,11 @@ public final class ConsumerMain {
           throw new ConfigException(
               "DELIVERY=kafka serves /health and /metrics on PORT; MANAGEMENT_PORT is not used");
         }
+        if (dedupFile != null) {
+          throw new ConfigException(
+              "DEDUP_FILE is not used with DELIVERY=kafka: the group's members remember handled"
+                  + " events in REDIS_URL (shared) or each in its own memory");
+        }
         if (catchUpConfig != null) {
           throw new ConfigException(
               "CATCH_UP=true heals a webhook's downtime, but DELIVERY=kafka serves no webhook: the"

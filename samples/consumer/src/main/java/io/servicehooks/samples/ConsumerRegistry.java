@@ -27,7 +27,11 @@ final class ConsumerRegistry {
    * Timers published with {@link #BUCKETS}: a delivery's answer, a store call, an inbox attempt.
    */
   static final Set<String> HISTOGRAMS =
-      Set.of("webhook.delivery.latency", "webhook.dedup.store", "webhook.inbox.processing");
+      Set.of(
+          "webhook.delivery.latency",
+          "webhook.dedup.store",
+          "webhook.inbox.processing",
+          "webhook.kafka.send");
 
   /** From a millisecond to the platform's 10 s answer budget. */
   static final Duration[] BUCKETS = {

@@ -6,6 +6,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.servicehooks.core.WebhookConsumer;
 import io.servicehooks.kafka.KafkaBrokerCheck;
 import io.servicehooks.kafka.KafkaHandOff;
+import io.servicehooks.kafka.KafkaSource;
+import io.servicehooks.redis.RedisDeduplicator;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
@@ -20,8 +22,8 @@ import org.slf4j.LoggerFactory;
  * stream) consumer hands every event to {@code KAFKA_TOPIC} ({@link KafkaHandOff}) instead of
  * running listeners; with {@code DELIVERY=kafka} the same jar serves no webhook and runs the
  * listeners from the topic in the consumer group {@code KAFKA_GROUP_ID}, retrying a failing event
- * with durable mode's {@code INBOX_MAX_ATTEMPTS} and {@code INBOX_RETRY_BASE_MS}, then writing it to
- * {@code KAFKA_DEAD_LETTER_TOPIC}.
+ * with durable mode's {@code INBOX_MAX_ATTEMPTS} and {@code INBOX_RETRY_BASE_MS}, then writing it
+ * to {@code KAFKA_DEAD_LETTER_TOPIC}.
  *
  * <p>Every other {@code KAFKA_<PROPERTY>} variable is a client property, as Confluent's images take
  * them: lower-cased, underscores as dots ({@code KAFKA_SECURITY_PROTOCOL} is {@code
@@ -206,12 +208,18 @@ final class KafkaWiring {
    * @throws StandaloneConsumer.BrokersUnavailableException when none answered
    */
   static KafkaBrokerCheck awaitBrokers(Config config) {
-    KafkaBrokerCheck check =
-        KafkaBrokerCheck.create(
-            config.bootstrapServers(),
-            config.clientProperties(),
-            KafkaBrokerCheck.DEFAULT_TIMEOUT,
-            Duration.ofSeconds(1));
+    KafkaBrokerCheck check;
+    try {
+      check =
+          KafkaBrokerCheck.create(
+              config.bootstrapServers(),
+              config.clientProperties(),
+              KafkaBrokerCheck.DEFAULT_TIMEOUT,
+              Duration.ofSeconds(1));
+    } catch (RuntimeException e) {
+      throw new StandaloneConsumer.BrokersUnavailableException(
+          "Kafka client settings (KAFKA_*): " + e.getMessage());
+    }
     var problem = check.awaitAnswer(START_WAIT);
     if (problem.isPresent()) {
       check.close();
@@ -227,11 +235,18 @@ final class KafkaWiring {
   /** The edge: every event of the consumer goes to the topic; the listeners run elsewhere. */
   static KafkaHandOff installHandOff(
       Config config, MeterRegistry registry, WebhookConsumer.Builder builder) {
-    KafkaHandOff handOff =
-        KafkaHandOff.builder(config.bootstrapServers(), config.topic())
-            .producerProperties(config.clientProperties())
-            .meterRegistry(registry)
-            .build();
+    KafkaHandOff handOff;
+    try {
+      handOff =
+          KafkaHandOff.builder(config.bootstrapServers(), config.topic())
+              .producerProperties(config.clientProperties())
+              .meterRegistry(registry)
+              .build();
+    } catch (RuntimeException e) {
+      // The producer refuses a client property (an unknown security.protocol, say).
+      throw new StandaloneConsumer.BrokersUnavailableException(
+          "Kafka client settings (KAFKA_*): " + e.getMessage());
+    }
     builder.inbox(handOff);
     log.info(
         "Kafka hand-off: every event goes to topic {} at {} (KAFKA_BOOTSTRAP_SERVERS); the"
@@ -240,6 +255,63 @@ final class KafkaWiring {
         config.bootstrapServers(),
         config.clientProperties().isEmpty() ? "" : "; client settings: " + config.clientSettings());
     return handOff;
+  }
+
+  /**
+   * {@code DELIVERY=kafka}: the consumer's listeners run from the topic; the source's memory of
+   * handled events is Redis when {@code store} is not null (shared by the group's members), else
+   * this process's.
+   */
+  static KafkaSource installSource(
+      Config config,
+      StandaloneConsumer.Settings settings,
+      MeterRegistry registry,
+      WebhookConsumer.Builder builder,
+      RedisDeduplicator store) {
+    KafkaSource.Builder source =
+        KafkaSource.builder(config.bootstrapServers(), config.topic())
+            .groupId(config.groupId())
+            .deadLetterTopic(config.deadLetterTopic())
+            .consumerProperties(config.clientProperties())
+            .producerProperties(config.clientProperties())
+            .meterRegistry(registry)
+            .onDeadLetter(
+                dead ->
+                    log.warn(
+                        "Dead letter: {} event {} written to {} after {} attempts: {}",
+                        dead.type(),
+                        dead.eventId(),
+                        dead.deadLetterTopic(),
+                        dead.attempts(),
+                        dead.reason()));
+    if (config.maxAttempts() > 0) {
+      source.maxAttempts(config.maxAttempts());
+    }
+    if (config.retryBase() != null) {
+      source.retryBase(config.retryBase());
+    }
+    if (settings.workerThreads() > 0) {
+      source.workers(settings.workerThreads());
+    }
+    if (store != null) {
+      source.deduplicator(store);
+    }
+    KafkaSource built;
+    try {
+      built = source.build();
+    } catch (RuntimeException e) {
+      throw new StandaloneConsumer.BrokersUnavailableException(
+          "Kafka client settings (KAFKA_*): " + e.getMessage());
+    }
+    builder.acknowledgement(io.servicehooks.core.Acknowledgement.DURABLE).inbox(built);
+    log.info(
+        "Kafka source: the listeners run from topic {} at {} in group {}; dead letters to {}{}",
+        config.topic(),
+        config.bootstrapServers(),
+        config.groupId(),
+        config.deadLetterTopic(),
+        config.clientProperties().isEmpty() ? "" : "; client settings: " + config.clientSettings());
+    return built;
   }
 
   private static String topic(Map<String, String> env, Variable name, String fallback)

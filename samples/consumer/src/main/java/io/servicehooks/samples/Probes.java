@@ -16,8 +16,8 @@ import javax.sql.DataSource;
  * consumer is stopping and, in durable mode, while the inbox database does not answer (the instance
  * could store nothing and would answer every delivery 503); 200 otherwise. The database check is
  * one connection validation, at most once a second whatever the probe rate. With Kafka, {@code
- * /health/ready} is 503 too while no broker answers ({@link KafkaBrokerCheck}, cached likewise):
- * an edge could hand nothing over, a reader could read nothing.
+ * /health/ready} is 503 too while no broker answers ({@link KafkaBrokerCheck}, cached likewise): an
+ * edge could hand nothing over, a reader could read nothing.
  */
 final class Probes {
 

@@ -101,7 +101,10 @@ public final class StandaloneConsumer implements AutoCloseable {
     return uri == null ? null : USER_INFO.matcher(uri).replaceAll("//***@");
   }
 
-  /** No Kafka broker answered at start-up ({@code KAFKA_BOOTSTRAP_SERVERS}). */
+  /**
+   * Kafka could not be used at start-up: no broker answered ({@code KAFKA_BOOTSTRAP_SERVERS}), or
+   * the clients refused a {@code KAFKA_*} property. The message never quotes a secret property.
+   */
   public static final class BrokersUnavailableException extends RuntimeException {
     BrokersUnavailableException(String message) {
       super(message, null, false, false);
@@ -276,7 +279,7 @@ public final class StandaloneConsumer implements AutoCloseable {
         database == null ? null : DurableWiring.install(settings, database, registry, builder);
     HikariDataSource pool = durable == null ? null : durable.pool();
     if (kafka != null && kafka.source()) {
-      KafkaWiring.installSource(kafka, registry, builder, store);
+      KafkaWiring.installSource(kafka, settings, registry, builder, store);
     } else if (kafka != null) {
       KafkaWiring.installHandOff(kafka, registry, builder);
     }

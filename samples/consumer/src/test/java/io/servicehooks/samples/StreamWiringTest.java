@@ -60,7 +60,7 @@ final class StreamWiringTest {
   void parse_badSettings_oneLineNamingTheVariable() {
     String base = "https://api.example.com";
     assertThatThrownBy(() -> StreamWiring.parse(env("DELIVERY", "socket")))
-        .hasMessageContaining("DELIVERY must be 'webhook', 'stream' or 'both'");
+        .hasMessageContaining("DELIVERY must be 'webhook', 'stream', 'both' or 'kafka'");
     assertThatThrownBy(
             () -> StreamWiring.parse(env("DELIVERY", "stream", "SERVICE_BEARER_TOKEN", "t")))
         .hasMessageContaining("SERVICE_API_BASE_URL");
