@@ -191,10 +191,6 @@ for s in $SERVERS; do
   SERVERS_RUN="$SERVERS_RUN $s"
 done
 
-if [[ " $SERVERS_RUN " == *" d-kafka"* || " $SERVERS_RUN " == *" b-kafka"* ]]; then
-  start_broker
-fi
-
 # d-redis: the prefix of the cell being measured; its keys are deleted when the cell ends.
 REDIS_PREFIX_NOW=""
 drop_redis_keys() {
@@ -390,6 +386,10 @@ start_server() {
   say "server $spec did not open port $PORT within 60 s"
   exit 1
 }
+
+if [[ " $SERVERS_RUN " == *" d-kafka"* || " $SERVERS_RUN " == *" b-kafka"* ]]; then
+  start_broker
+fi
 
 # ---- the pool of pre-signed deliveries -----------------------------------------------------------
 POOL=$ROOT/benchmarks/target/pool/pool-$PORT-$((WARM_POOL + MEASURE_POOL)).bin

@@ -49,7 +49,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * the subscription until the listener ran for the last event (the final commit is not timed). CPU
  * per event: this JVM's process CPU until the contender closed its consumer; the broker's from
  * {@code /proc/<pid>/stat} when this run started it. The contenders alternate, rounds {@code
- * ROUNDS} (default 3); medians reported.
+ * ROUNDS} (default 3), after one untimed pass of each over {@code WARMUP_EVENTS} (default 50,000);
+ * medians reported.
  *
  * <p>The hand-written loop: {@code poll}, for each record its id and type from the headers, the
  * value parsed with one shared {@link ObjectMapper}, put-if-absent of the id into a Caffeine cache
@@ -99,6 +100,7 @@ public final class KafkaSourceBench {
     long events = Long.parseLong(env.getOrDefault("EVENTS", "200000"));
     int partitions = Integer.parseInt(env.getOrDefault("PARTITIONS", "4"));
     int rounds = Integer.parseInt(env.getOrDefault("ROUNDS", "3"));
+    long warmup = Long.parseLong(env.getOrDefault("WARMUP_EVENTS", "50000"));
     String given = env.get("KAFKA_BOOTSTRAP_SERVERS");
     List<Contender> contenders = new ArrayList<>(KafkaSourceContender.available());
     contenders.add(new HandWrittenLoop());
@@ -111,6 +113,16 @@ public final class KafkaSourceBench {
     List<Run> runs = new ArrayList<>();
     String load0 = loadAverage();
     try (Admin admin = BenchKafka.admin(servers)) {
+      // One untimed pass each first: both contenders measured warm (JIT, broker caches).
+      for (Contender c : contenders) {
+        if (warmup > 0) {
+          String topic = "source-warmup-" + UUID.randomUUID();
+          BenchKafka.createTopic(admin, topic, partitions);
+          fill(servers, topic, warmup);
+          c.drain(servers, topic, "source-warmup-" + UUID.randomUUID(), warmup);
+          admin.deleteTopics(List.of(topic)).all().get(60, TimeUnit.SECONDS);
+        }
+      }
       for (int round = 1; round <= rounds; round++) {
         for (Contender c : contenders) {
           String topic = "source-bench-" + UUID.randomUUID();
