@@ -191,7 +191,9 @@ final class KafkaFleetIT {
 
     Invariants.Row row =
         new Invariants.Row(
-            "Kafka broker stopped " + Math.round(outageMs / 1000.0) + " s, a group member killed",
+            "Kafka broker stopped 10 s (answering again after "
+                + Math.round(outageMs / 1000.0)
+                + " s), a group member killed",
             "Kafka: 2 edges + group of 2, Redis");
     row.from(
         fleet.answers().stream()
