@@ -36,10 +36,13 @@ final class StarterContentsTest {
   }
 
   @Test
-  void starter_leavesTheJdbcStarterAndRedisToTheApplication() {
+  void starter_leavesTheJdbcStarterRedisAndKafkaToTheApplication() {
     // DataSourceAutoConfiguration comes with spring-boot-starter-jdbc, which the application adds;
-    // webhook-redis only for dedup on Redis (not needed in durable mode).
+    // webhook-redis only for dedup on Redis (not needed in durable mode); webhook-kafka only for
+    // an edge that hands its events to Kafka (servicehooks.webhook.kafka.topic).
     assertThat(present("com.zaxxer.hikari.HikariDataSource")).isFalse();
     assertThat(present("io.servicehooks.redis.RedisDeduplicator")).isFalse();
+    assertThat(present("io.servicehooks.kafka.KafkaHandOff")).isFalse();
+    assertThat(present("org.apache.kafka.clients.producer.KafkaProducer")).isFalse();
   }
 }

@@ -80,6 +80,16 @@ public final class KafkaBrokerCheck implements AutoCloseable {
         bootstrapServers, clientProperties, timeout, cacheFor, System::nanoTime);
   }
 
+  /** As {@link #create(String, Map, Duration, Duration)}, on {@code nanoTime} (tests' clock). */
+  static KafkaBrokerCheck create(
+      String bootstrapServers,
+      Map<String, ?> clientProperties,
+      Duration timeout,
+      Duration cacheFor,
+      LongSupplier nanoTime) {
+    return new KafkaBrokerCheck(bootstrapServers, clientProperties, timeout, cacheFor, nanoTime);
+  }
+
   /** The servers it checks, as given. */
   public String bootstrapServers() {
     return bootstrapServers;

@@ -230,20 +230,21 @@ public final class KafkaSource implements EventInbox {
     try {
       consumer.subscribe(List.of(topic), new Handover(consumer));
       lastCommit = clock.getAsLong();
+      String lastProblem = null;
       while (!stopping) {
-        ConsumerRecords<String, byte[]> records = consumer.poll(POLL);
-        for (TopicPartition tp : records.partitions()) {
-          PartitionLane lane = lanes.get(tp);
-          if (lane != null) {
-            lane.add(records.records(tp));
+        try {
+          pollOnce(consumer);
+          lastProblem = null;
+        } catch (org.apache.kafka.common.errors.InterruptException e) {
+          break;
+        } catch (RuntimeException e) {
+          // Authorization, a deleted topic, a coordinator that cannot be reached...: the source
+          // keeps trying, as the brokers' problem may be fixed without restarting the consumer.
+          if (!e.toString().equals(lastProblem)) {
+            log.error("Kafka source for topic {}: {}; polling again", topic, e.toString(), e);
+            lastProblem = e.toString();
           }
-        }
-        long now = clock.getAsLong();
-        startDue(now);
-        pauseAndResume(consumer);
-        if (now - lastCommit >= settings.commitInterval.toNanos()) {
-          commitAsync(consumer);
-          lastCommit = now;
+          pause(Duration.ofSeconds(1));
         }
       }
     } catch (RuntimeException e) {
@@ -252,6 +253,35 @@ public final class KafkaSource implements EventInbox {
       }
     } finally {
       finish(consumer);
+    }
+  }
+
+  private void pollOnce(KafkaConsumer<String, byte[]> consumer) {
+    ConsumerRecords<String, byte[]> records = consumer.poll(POLL);
+    for (TopicPartition tp : records.partitions()) {
+      PartitionLane lane = lanes.get(tp);
+      if (lane != null) {
+        lane.add(records.records(tp));
+      }
+    }
+    long now = clock.getAsLong();
+    startDue(now);
+    pauseAndResume(consumer);
+    if (now - lastCommit >= settings.commitInterval.toNanos()) {
+      commitAsync(consumer);
+      lastCommit = now;
+    }
+  }
+
+  private void pause(Duration d) {
+    long end = System.nanoTime() + d.toNanos();
+    while (!stopping && System.nanoTime() < end) {
+      try {
+        Thread.sleep(50);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
     }
   }
 
@@ -508,19 +538,18 @@ public final class KafkaSource implements EventInbox {
     String token = claim.token();
     Exception failure = run(event, key, token);
     if (failure == null) {
-      settings.deduplicator.markDone(key, token);
+      settle(settings.deduplicator.markDone(key, token), "mark an event done");
       meters.record(SourceMeters.HANDLED);
       lane.report(attempt, PartitionLane.Report.FINISHED, clock.getAsLong(), 0, null);
       return;
     }
     int failures = attempt.failures() + 1;
     String reason = reason(failure);
+    settle(settings.deduplicator.release(key, token), "release a claim");
     if (failures >= settings.maxAttempts) {
-      settings.deduplicator.release(key, token);
       deadLetter(lane, attempt, event, failures, reason);
       return;
     }
-    settings.deduplicator.release(key, token);
     meters.record(SourceMeters.RETRIED);
     long delay =
         TimeUnit.MILLISECONDS.toNanos(
@@ -549,8 +578,27 @@ public final class KafkaSource implements EventInbox {
       return null;
     } catch (Exception e) {
       return e;
+    } catch (VirtualMachineError e) {
+      settle(settings.deduplicator.release(key, token), "release a claim");
+      throw e;
+    } catch (Error e) {
+      return new InboxProcessor.ListenerError(e);
     } finally {
       renewal.cancel(false);
+    }
+  }
+
+  /**
+   * Waits (bounded) for a deduplicator call whose answer does not change what happens next, so that
+   * it took effect before the offset is committed; a failure is logged.
+   */
+  private void settle(CompletionStage<?> stage, String what) {
+    try {
+      stage.toCompletableFuture().get(settings.closeTimeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (Exception e) {
+      log.warn("Kafka source: could not {} in the deduplicator: {}", what, e.toString());
     }
   }
 
@@ -601,8 +649,10 @@ public final class KafkaSource implements EventInbox {
     String eventId = event != null ? event.id() : headerOr(record, KafkaHandOff.EVENT_ID_HEADER);
     String type = event != null ? event.type() : headerOr(record, KafkaHandOff.EVENT_TYPE_HEADER);
     if (event != null) {
-      settings.deduplicator.claimDone(
-          "kafka:" + groupId + ":" + event.dedupKey(), settings.claimLease);
+      settle(
+          settings.deduplicator.claimDone(
+              "kafka:" + groupId + ":" + event.dedupKey(), settings.claimLease),
+          "mark a dead letter done");
     }
     meters.record(SourceMeters.DEAD_LETTERED);
     log.error(
@@ -654,8 +704,10 @@ public final class KafkaSource implements EventInbox {
 
   /**
    * Leaves the group: stops polling, waits for the records being run (at most the close time-out),
-   * commits what finished and closes the clients. A record whose listener has not returned by then
-   * is not committed and runs again on the partition's next owner.
+   * commits what finished and closes the clients, returning within about three close time-outs
+   * (listeners, the last commit, leaving the group) however the brokers behave. A record whose
+   * listener has not returned by then is not committed and runs again on the partition's next
+   * owner; its worker is interrupted.
    */
   @Override
   public void close() {
@@ -687,7 +739,8 @@ public final class KafkaSource implements EventInbox {
       workers.shutdownNow();
     }
     try {
-      poller.join(settings.closeTimeout.toMillis() * 2 + 5_000);
+      // The running listeners, the last commit and leaving the group: a close time-out each.
+      poller.join(settings.closeTimeout.toMillis() * 3 + 5_000);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

@@ -64,4 +64,26 @@ final class KafkaBrokerCheckTest {
       assertThat(check.answers()).isFalse(); // the cached answer
     }
   }
+
+  @Test
+  void problem_keptForTheCachePeriod_checkedAgainAfterIt() throws Exception {
+    String nobody;
+    try (ServerSocket socket = new ServerSocket(0)) {
+      nobody = "127.0.0.1:" + socket.getLocalPort();
+    }
+    long[] now = {0};
+    try (KafkaBrokerCheck check =
+        KafkaBrokerCheck.create(
+            nobody, Map.of(), Duration.ofSeconds(1), Duration.ofSeconds(5), () -> now[0])) {
+      var first = check.problem();
+      assertThat(first).isPresent();
+
+      now[0] += Duration.ofSeconds(4).toNanos();
+      assertThat(check.problem()).isSameAs(first); // the cached answer, no new call
+
+      now[0] += Duration.ofSeconds(2).toNanos();
+      var again = check.problem();
+      assertThat(again).isNotSameAs(first).isPresent(); // checked again
+    }
+  }
 }

@@ -23,26 +23,39 @@ final class InboxReadiness implements HealthEndpointGroupsPostProcessor {
   static final String GROUP = "readiness";
   static final String MEMBER = "webhookInbox";
 
+  private final String member;
+
+  /** The {@code webhookInbox} health in the readiness group. */
+  InboxReadiness() {
+    this(MEMBER);
+  }
+
+  /** The health contributor named {@code member} in the readiness group (the Kafka brokers'). */
+  InboxReadiness(String member) {
+    this.member = member;
+  }
+
   @Override
   public HealthEndpointGroups postProcessHealthEndpointGroups(HealthEndpointGroups groups) {
     HealthEndpointGroup readiness = groups.get(GROUP);
-    if (readiness == null || readiness.isMember(MEMBER)) {
+    if (readiness == null || readiness.isMember(member)) {
       return groups;
     }
     Map<String, HealthEndpointGroup> named = new LinkedHashMap<>();
     for (String name : groups.getNames()) {
       named.put(name, groups.get(name));
     }
-    named.put(GROUP, new WithInbox(readiness));
+    named.put(GROUP, new WithInbox(readiness, member));
     return HealthEndpointGroups.of(groups.getPrimary(), named);
   }
 
   /** The readiness group, with the inbox as a member too. */
-  private record WithInbox(HealthEndpointGroup group) implements HealthEndpointGroup {
+  private record WithInbox(HealthEndpointGroup group, String member)
+      implements HealthEndpointGroup {
 
     @Override
     public boolean isMember(String name) {
-      return MEMBER.equals(name) || group.isMember(name);
+      return member.equals(name) || group.isMember(name);
     }
 
     @Override

@@ -22,8 +22,8 @@ import org.slf4j.LoggerFactory;
  * <p>The secret is read from the environment only, never from a flag, so it does not show in
  * process listings; the database password and a password in {@code REDIS_URL} are never printed.
  * Exit codes: 0 after a clean stop (SIGTERM finishes in-flight deliveries first), 2 for a
- * configuration error (including a port or address it cannot bind, and a database or Redis it
- * cannot reach at start-up).
+ * configuration error (including a port or address it cannot bind, and a database, Redis or Kafka
+ * brokers it cannot reach at start-up).
  */
 public final class ConsumerMain {
 
@@ -353,6 +353,12 @@ public final class ConsumerMain {
     } catch (StandaloneConsumer.BrokersUnavailableException kafkaDown) {
       err.println("servicehooks-consumer: " + kafkaDown.getMessage());
       return 2;
+    } catch (org.apache.kafka.common.KafkaException kafkaRefused) {
+      // A Kafka client refused a KAFKA_* property when the source started (the message names the
+      // property, never a password's value: the clients print those as [hidden]).
+      err.println(
+          "servicehooks-consumer: Kafka client settings (KAFKA_*): " + reason(kafkaRefused));
+      return 2;
     } catch (StandaloneConsumer.DedupStoreException redisDown) {
       // Without the memory it shares with the other instances it would run their events again.
       err.println("servicehooks-consumer: " + redisDown.getMessage());
@@ -362,6 +368,18 @@ public final class ConsumerMain {
       err.println("servicehooks-consumer: catch-up: " + storeFailure.getMessage());
       return 2;
     }
+  }
+
+  /** {@code e}'s first line, and its innermost cause's when there is one. */
+  static String reason(Throwable e) {
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    String first = String.valueOf(e.getMessage()).lines().findFirst().orElse("");
+    return root == e
+        ? first
+        : first + ": " + String.valueOf(root.getMessage()).lines().findFirst().orElse("");
   }
 
   /** The command line and the environment read into settings ({@code ConsumerSettingsReader}). */

@@ -165,7 +165,9 @@ final class KafkaWiring {
       try {
         KafkaHandOff.builder(servers, topic).producerProperties(properties);
       } catch (IllegalArgumentException e) {
-        throw new ConsumerMain.ConfigException("KAFKA_*: " + e.getMessage());
+        // acks or enable.idempotence weakened: the hand-off's guarantee depends on both
+        throw new ConsumerMain.ConfigException(
+            "KAFKA_ACKS / KAFKA_ENABLE_IDEMPOTENCE: " + e.getMessage());
       }
     }
     int maxAttempts = 0;
@@ -218,7 +220,7 @@ final class KafkaWiring {
               Duration.ofSeconds(1));
     } catch (RuntimeException e) {
       throw new StandaloneConsumer.BrokersUnavailableException(
-          "Kafka client settings (KAFKA_*): " + e.getMessage());
+          "Kafka client settings (KAFKA_*): " + ConsumerMain.reason(e));
     }
     var problem = check.awaitAnswer(START_WAIT);
     if (problem.isPresent()) {
@@ -245,7 +247,7 @@ final class KafkaWiring {
     } catch (RuntimeException e) {
       // The producer refuses a client property (an unknown security.protocol, say).
       throw new StandaloneConsumer.BrokersUnavailableException(
-          "Kafka client settings (KAFKA_*): " + e.getMessage());
+          "Kafka client settings (KAFKA_*): " + ConsumerMain.reason(e));
     }
     builder.inbox(handOff);
     log.info(
@@ -301,7 +303,7 @@ final class KafkaWiring {
       built = source.build();
     } catch (RuntimeException e) {
       throw new StandaloneConsumer.BrokersUnavailableException(
-          "Kafka client settings (KAFKA_*): " + e.getMessage());
+          "Kafka client settings (KAFKA_*): " + ConsumerMain.reason(e));
     }
     builder.acknowledgement(io.servicehooks.core.Acknowledgement.DURABLE).inbox(built);
     log.info(

@@ -2,12 +2,14 @@ package io.servicehooks.samples;
 
 import io.servicehooks.catchup.CatchUp;
 import io.servicehooks.catchup.HeartbeatStore;
+import io.servicehooks.core.Acknowledgement;
 import io.servicehooks.core.TypedEventListener;
 import io.servicehooks.core.WebhookConsumer;
 import io.servicehooks.core.WebhookRequest;
 import io.servicehooks.core.WebhookResponse;
 import io.servicehooks.core.payload.PostCreated;
 import io.servicehooks.kafka.KafkaHandOff;
+import io.servicehooks.kafka.KafkaSource;
 import io.servicehooks.postgres.PostgresInbox;
 import io.servicehooks.redis.RedisDeduplicator;
 import io.servicehooks.registration.Answering;
@@ -130,6 +132,20 @@ public final class ModuleReadmes {
             .build();
     // MODULE-README-END
     return edge;
+  }
+
+  /** webhook-kafka: the listeners run from the topic, in a consumer group. */
+  public static WebhookConsumer kafkaSource(String bootstrapServers) {
+    // MODULE-README webhook-kafka
+    WebhookConsumer reader =
+        WebhookConsumer.builder()
+            .consumerSecrets(System.getenv("SERVICE_CONSUMER_SECRET"))
+            .acknowledgement(Acknowledgement.DURABLE)
+            .inbox(KafkaSource.builder(bootstrapServers, "servicehooks.events").build())
+            .on("post.create", event -> System.out.println(event.id()))
+            .build();
+    // MODULE-README-END
+    return reader;
   }
 
   /** webhook-postgres: the durable inbox. */

@@ -34,9 +34,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>This class composes and closes the parts; each part is wired by its own collaborator: {@code
  * ManagementEndpoints} (health, metrics, probes, the management port), {@code DurableWiring} (the
- * inbox and its pool), {@code RedisDedupWiring} (dedup on Redis) and {@code StreamWiring}. The
- * {@link Settings} record stays nested because the benchmarks and the tests name it {@code
- * StandaloneConsumer.Settings}.
+ * inbox and its pool), {@code RedisDedupWiring} (dedup on Redis), {@code StreamWiring} and {@code
+ * KafkaWiring} (the hand-off to a topic, or the listeners run from it). The {@link Settings} record
+ * stays nested because the benchmarks and the tests name it {@code StandaloneConsumer.Settings}.
  */
 public final class StandaloneConsumer implements AutoCloseable {
 

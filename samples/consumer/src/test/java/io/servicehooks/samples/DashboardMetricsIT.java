@@ -12,6 +12,7 @@ import io.servicehooks.testsupport.JarProcesses;
 import io.servicehooks.testsupport.Ports;
 import io.servicehooks.testsupport.TcpProxy;
 import io.servicehooks.testsupport.TestDatabase;
+import io.servicehooks.testsupport.TestKafka;
 import io.servicehooks.testsupport.TestRedis;
 import java.io.IOException;
 import java.net.URI;
@@ -87,6 +88,7 @@ final class DashboardMetricsIT {
       synchronousOnRedisWithStreamAndFailingListener(simulator, redis, dir);
       durable(schema, dir);
       asynchronousInProcess();
+      kafkaInProcess();
     }
 
     List<String> problems = new ArrayList<>();
@@ -253,6 +255,46 @@ final class DashboardMetricsIT {
           .atMost(Duration.ofSeconds(10))
           .until(() -> value(port, "webhook_events_total{outcome=\"dispatched\"") >= 1);
       scrape("asynchronous (in-process)", port);
+    }
+  }
+
+  /**
+   * Kafka, in this JVM on a KRaft broker of the test's own: an edge hands a delivery's event to a
+   * topic, and a reader ({@code DELIVERY=kafka}) whose listener fails dead-letters it after one
+   * attempt. Both are scraped.
+   */
+  private void kafkaInProcess() throws Exception {
+    try (TestKafka kafka = TestKafka.start()) {
+      String topic = kafka.newTopic(1);
+      Map<String, String> edgeEnv = base(0);
+      edgeEnv.put("KAFKA_BOOTSTRAP_SERVERS", kafka.bootstrapServers());
+      edgeEnv.put("KAFKA_TOPIC", topic);
+      Map<String, String> readerEnv = new HashMap<>(edgeEnv);
+      readerEnv.put("DELIVERY", "kafka");
+      readerEnv.put("LISTENER_FAIL", "true");
+      readerEnv.put("INBOX_MAX_ATTEMPTS", "1");
+      readerEnv.put("KAFKA_GROUP_ID", "dashboard-metrics-it");
+      int[] exit = new int[1];
+      java.io.PrintStream quiet = new java.io.PrintStream(java.io.OutputStream.nullOutputStream());
+      try (ConsumerMain.Running edge =
+              ConsumerMain.start(
+                  new String[0], edgeEnv, quiet, System.err, ConsumerMain.Listeners.NONE, exit);
+          ConsumerMain.Running reader =
+              ConsumerMain.start(
+                  new String[0], readerEnv, quiet, System.err, ConsumerMain.Listeners.NONE, exit)) {
+        assertThat(post(edge.port(), event("kafka-1"), SECRET)).isEqualTo(200);
+        await()
+            .atMost(Duration.ofSeconds(60))
+            .until(
+                () ->
+                    value(
+                            reader.port(),
+                            "webhook_kafka_records_total{group=\"dashboard-metrics-it\","
+                                + "outcome=\"dead_lettered\"")
+                        >= 1);
+        scrape("kafka edge (in-process)", edge.port());
+        scrape("kafka reader (in-process)", reader.port());
+      }
     }
   }
 

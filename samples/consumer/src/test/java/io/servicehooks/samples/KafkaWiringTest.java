@@ -170,4 +170,29 @@ final class KafkaWiringTest {
                 + " events are kept")
         .doesNotContain("db-password-never-printed");
   }
+
+  @Test
+  void main_clientRefusesAProperty_exit2WithOneLineWithoutTheJaasPassword() throws Exception {
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int exit =
+        ConsumerMain.run(
+            new String[0],
+            env(
+                "SERVICE_CONSUMER_SECRET", "kafka-wiring-test-secret",
+                "PORT", "0",
+                "KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:1",
+                "KAFKA_TOPIC", "events",
+                "KAFKA_SECURITY_PROTOCOL", "NOT_A_PROTOCOL",
+                "KAFKA_SASL_JAAS_CONFIG", "x required password=\"" + JAAS_PASSWORD + "\";"),
+            new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+
+    assertThat(exit).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8).lines())
+        .singleElement()
+        .asString()
+        .startsWith("servicehooks-consumer: Kafka client settings (KAFKA_*): ")
+        .contains("NOT_A_PROTOCOL")
+        .doesNotContain(JAAS_PASSWORD);
+  }
 }
