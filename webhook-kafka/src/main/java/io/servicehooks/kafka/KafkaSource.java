@@ -554,12 +554,13 @@ public final class KafkaSource implements EventInbox {
     long delay =
         TimeUnit.MILLISECONDS.toNanos(
             settings.backoffMillis(failures, ThreadLocalRandom.current().nextDouble()));
-    log.warn(
-        "Kafka source: {} attempt {} of {} failed ({}); retried in {} ms",
-        event,
+    // The consumer's error handler has reported the failure itself.
+    log.debug(
+        "Kafka source: {} event {}: attempt {} of {} failed; retried in {} ms",
+        logSafe(event.type()),
+        logSafe(event.id()),
         failures,
         settings.maxAttempts,
-        reason,
         TimeUnit.NANOSECONDS.toMillis(delay));
     lane.report(attempt, PartitionLane.Report.FAILED, clock.getAsLong(), delay, reason);
   }
@@ -657,11 +658,11 @@ public final class KafkaSource implements EventInbox {
     meters.record(SourceMeters.DEAD_LETTERED);
     log.error(
         "Kafka source: {} event {} dead-lettered to {} after {} attempts: {}",
-        type,
-        eventId,
+        logSafe(type),
+        logSafe(eventId),
         settings.deadLetterTopic,
         attempts,
-        why);
+        logSafe(why));
     KafkaDeadLetter letter =
         new KafkaDeadLetter(
             eventId,
@@ -694,6 +695,20 @@ public final class KafkaSource implements EventInbox {
             : failure;
     String text = t.getClass().getName() + (t.getMessage() == null ? "" : ": " + t.getMessage());
     return text.length() > REASON_MAX ? text.substring(0, REASON_MAX) : text;
+  }
+
+  /** A value from a record, for a log line: control characters escaped, at most 200 characters. */
+  static String logSafe(String value) {
+    StringBuilder b = new StringBuilder(Math.min(value.length(), 200) + 8);
+    for (int i = 0; i < value.length() && i < 200; i++) {
+      char c = value.charAt(i);
+      if (Character.isISOControl(c)) {
+        b.append(String.format("\\u%04x", (int) c));
+      } else {
+        b.append(c);
+      }
+    }
+    return value.length() > 200 ? b.append("...").toString() : b.toString();
   }
 
   private static byte[] utf8(String s) {

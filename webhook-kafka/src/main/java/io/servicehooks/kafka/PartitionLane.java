@@ -21,30 +21,37 @@ import org.apache.kafka.common.TopicPartition;
  *   <li><b>WAITING</b>: the first pending record failed (or could not be claimed or dead-lettered
  *       yet) and waits until {@code dueAt}; the records behind it wait with it. When the time comes
  *       {@link #startIfDue} makes the lane RUNNING again and the same record is tried first.
- *   <li><b>STOPPED</b>: the partition was revoked or lost, or the source closes: no record starts
- *       any more and what a worker reports afterwards is ignored. Terminal.
+ *   <li><b>STOPPED</b>: the partition was revoked or lost, or the source closes: nothing is
+ *       pending, no record starts any more, and what a worker reports afterwards is ignored.
+ *       Terminal.
  * </ul>
  *
  * <p>Orthogonal to these, the partition is <em>paused</em> at the consumer whenever records are
  * pending ({@link #wantsRecords} is false): the poll thread fetches more for it only once the
  * worker has emptied the queue. That bounds the memory to one poll per partition and keeps a
  * WAITING partition from being fetched past its failing record, while the other partitions go on.
+ * Nothing is sought back: the records behind a failing one stay pending here, and after a hand-over
+ * the next owner fetches from the committed offset.
  *
  * <h2>Transitions</h2>
  *
  * <pre>
- *   IDLE    --startIfDue (records pending)-------------------------&gt; RUNNING
- *   RUNNING --next (queue empty)------------------------------------&gt; IDLE
- *   RUNNING --report FINISHED (handled, duplicate, dead-lettered)---&gt; RUNNING (next record)
- *   RUNNING --report FAILED / DEFERRED-----------------------------&gt; WAITING (dueAt)
- *   WAITING --startIfDue (now &gt;= dueAt)----------------------------&gt; RUNNING (same record)
- *   any     --stop------------------------------------------------&gt; STOPPED (a running worker ends
- *                                                                   after its current record)
+ *   IDLE    --startIfDue (records pending)--------------------------&gt; RUNNING
+ *   RUNNING --next (queue empty)-------------------------------------&gt; IDLE
+ *   RUNNING --report FINISHED (handled, duplicate, dead-lettered)----&gt; RUNNING (next record)
+ *   RUNNING --report FAILED / DEFERRED, or abandon (worker broke)----&gt; WAITING (until dueAt)
+ *   WAITING --startIfDue (now &gt;= dueAt)-----------------------------&gt; RUNNING (same record)
+ *   IDLE, WAITING --stop---------------------------------------------&gt; STOPPED
+ *   RUNNING --stop: the current record goes on; its report counts,
+ *             then next-----------------------------------------------&gt; STOPPED
+ *   RUNNING --awaitIdle's deadline passes (a listener still runs)----&gt; STOPPED (its late report
+ *                                                                      is ignored)
  * </pre>
  *
  * <p>A FAILED report counts one attempt of the first record; a DEFERRED one (its claim is held by
- * another member, the dedup store or the dead-letter topic cannot be reached) counts none. The
- * attempt count is this member's: after a hand-over the new owner counts from one again.
+ * another member, the dedup store or the dead-letter topic cannot be reached) counts none; {@link
+ * #owesDeadLetter} records that a record failed often enough and only its dead letter is left to
+ * write. The attempt count is this member's: after a hand-over the new owner counts from one again.
  *
  * <h2>Commits</h2>
  *
@@ -55,9 +62,10 @@ import org.apache.kafka.common.TopicPartition;
  * periodically, and synchronously before the partition is handed over ({@link #stop} then {@link
  * #awaitIdle} lets the running record finish, bounded by the close time-out).
  *
- * <p>Threads: the poll thread calls {@link #add}, {@link #startIfDue}, {@link #stop} and the commit
- * methods; the lane's worker calls {@link #next} and {@link #report}. Every method holds the lane's
- * monitor, never while a listener runs.
+ * <p>Threads: the poll thread calls {@link #add}, {@link #startIfDue}, {@link #stop}, {@link
+ * #awaitIdle} and the commit methods; the lane's worker calls {@link #next}, {@link #report},
+ * {@link #owesDeadLetter} and {@link #abandon}. Every method holds the lane's monitor, never while
+ * a listener runs.
  */
 final class PartitionLane {
 

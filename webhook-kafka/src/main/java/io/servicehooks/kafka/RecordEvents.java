@@ -21,8 +21,10 @@ import org.apache.kafka.common.header.Headers;
  * the value's text. A legacy batch item's value is the item: it is the payload, and the delivery is
  * rebuilt as a batch of that one item for its {@code for_user_id} ({@code {"for_user_id":...,
  * "follow_events":[item]}}); what sat beside the items in the original batch (its {@code users} and
- * {@code apps} maps) does not travel in the topic. The type names, the family and the trace context
- * come from the headers. The dedup key is the one the edge's parser gave the event.
+ * {@code apps} maps) does not travel in the topic. A legacy event without a {@code for_user_id} (a
+ * {@code user_event}, a {@code replay_job_status}) travels as its whole delivery: the payload is
+ * taken from where the parser found it. The type names, the family and the trace context come from
+ * the headers. The dedup key is the one the edge's parser gave the event.
  */
 final class RecordEvents {
 
@@ -52,27 +54,91 @@ final class RecordEvents {
       throw new IllegalArgumentException("record of event " + id + " has no value");
     }
     String json = new String(value, StandardCharsets.UTF_8);
-    boolean batchItem = forUserId != null || family == PayloadFamily.ACCOUNT_ACTIVITY;
-    if (batchItem) {
+    if (family == PayloadFamily.ACCOUNT_ACTIVITY) {
       String scope = forUserId == null ? "-" : forUserId;
       String key = "a:" + scope + ":" + original + (looksHashed(id) ? "#" : ":") + id;
+      String payload = json;
+      String delivery;
+      JsonNode item = forUserId == null ? itemIn(tree(json, id), original, id) : null;
+      if (item != null) {
+        // No for_user_id: the edge wrote the whole delivery; the item is where the parser found it.
+        payload = text(item);
+        delivery = json;
+      } else {
+        delivery = batchOfOne(forUserId, original, json);
+      }
       return new StoredEvent(
-          id,
-          key,
-          type,
-          original,
-          family,
-          forUserId,
-          null,
-          null,
-          json,
-          batchOfOne(forUserId, original, json),
-          traceparent);
+          id, key, type, original, family, forUserId, null, null, payload, delivery, traceparent);
     }
     Envelope e = envelope(value, id);
     String key = e.uuid != null && !e.uuid.isEmpty() ? "e:" + e.uuid : "e#" + id;
     return new StoredEvent(
         id, key, type, original, family, null, e.tag, e.filter, e.payload, json, traceparent);
+  }
+
+  private JsonNode tree(String json, String id) {
+    try {
+      return mapper.readTree(json);
+    } catch (IOException e) {
+      throw new IllegalArgumentException("record of event " + id + " is not JSON");
+    }
+  }
+
+  private String text(JsonNode node) {
+    try {
+      return mapper.writeValueAsString(node);
+    } catch (IOException e) {
+      throw new IllegalArgumentException("record value cannot be written back as JSON");
+    }
+  }
+
+  /**
+   * The item {@code id} of a whole batch, under the name it arrived with ({@code
+   * user_event.revoke}, {@code replay_job_status}, {@code follow_events}); null when {@code root}
+   * is not such a batch (it is the item itself).
+   */
+  private static JsonNode itemIn(JsonNode root, String original, String id) {
+    if (root == null || !root.isObject()) {
+      return null;
+    }
+    if (original.startsWith("user_event.")) {
+      JsonNode item = root.path("user_event").get(original.substring("user_event.".length()));
+      return item != null && item.isObject() ? item : null;
+    }
+    JsonNode container = root.get(original);
+    if (container == null) {
+      return null;
+    }
+    if (container.isObject()) {
+      return container;
+    }
+    if (!container.isArray() || container.isEmpty()) {
+      return null;
+    }
+    for (JsonNode item : container) {
+      if (id.equals(itemId(item))) {
+        return item;
+      }
+    }
+    return container.size() == 1 ? container.get(0) : null;
+  }
+
+  /** The id the parser gives a batch item: {@code id_str}, {@code id} or {@code status.id}. */
+  private static String itemId(JsonNode item) {
+    for (String field : new String[] {"id_str", "id"}) {
+      JsonNode v = item.get(field);
+      if (v != null && (v.isTextual() || v.isIntegralNumber()) && !v.asText().isEmpty()) {
+        return v.asText();
+      }
+    }
+    JsonNode status = item.get("status");
+    if (status != null && status.isObject()) {
+      JsonNode v = status.get("id");
+      if (v != null && (v.isTextual() || v.isIntegralNumber())) {
+        return v.asText();
+      }
+    }
+    return null;
   }
 
   /** The edge names an item without an id by the hex SHA-256 of its JSON. */

@@ -1,6 +1,7 @@
 package io.servicehooks.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.servicehooks.core.Acknowledgement;
@@ -13,14 +14,15 @@ import io.servicehooks.core.WebhookConsumer;
 import io.servicehooks.core.WebhookEvent;
 import io.servicehooks.core.WebhookListener;
 import io.servicehooks.core.WebhookRequest;
+import io.servicehooks.core.payload.OAuthRevoked;
 import io.servicehooks.core.payload.PostCreated;
+import io.servicehooks.core.payload.ReplayJobStatus;
 import io.servicehooks.testkit.Events;
 import io.servicehooks.testkit.TestSigner;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -210,11 +212,13 @@ final class KafkaSourceTest {
             .build();
     closeables.add(edge);
     // What a consumer answering the deliveries itself would hand its typed listener.
-    Map<String, PostCreated> direct = new ConcurrentHashMap<>();
+    Map<String, Object> direct = new ConcurrentHashMap<>();
     WebhookConsumer reference =
         WebhookConsumer.builder()
             .consumerSecrets(SECRET)
             .onEvent(PostCreated.class, (event, post) -> direct.put(event.id(), post))
+            .onEvent(OAuthRevoked.class, (event, revoked) -> direct.put(event.id(), revoked))
+            .onEvent(ReplayJobStatus.class, (event, status) -> direct.put(event.id(), status))
             .build();
     closeables.add(reference);
     // Posts by someone other than the subscribed user: a user's own posts are skipped by default.
@@ -241,7 +245,10 @@ final class KafkaSourceTest {
             Map.of("user_id", "42"),
             "my-tag",
             Map.of("bio", "x"));
-    for (String body : List.of(activity, batch, renamed)) {
+    // Legacy events without a for_user_id travel as their whole delivery.
+    String revoke = Events.userRevoke("31337", "app-7");
+    String replay = Events.replayJobStatus("wh-1", "job-1", "complete", "done");
+    for (String body : List.of(activity, batch, renamed, revoke, replay)) {
       byte[] bytes = utf8(body);
       assertThat(
               edge.handle(WebhookRequest.post(TestSigner.sign(SECRET, bytes), bytes))
@@ -253,19 +260,22 @@ final class KafkaSourceTest {
           .get(15, TimeUnit.SECONDS);
     }
 
-    Map<String, PostCreated> typed = new ConcurrentHashMap<>();
+    Map<String, Object> typed = new ConcurrentHashMap<>();
     Map<String, WebhookEvent> seen = new ConcurrentHashMap<>();
     member(
         source().build(),
         WebhookConsumer.builder()
             .onEvent(PostCreated.class, (event, post) -> typed.put(event.id(), post))
+            .onEvent(OAuthRevoked.class, (event, revoked) -> typed.put(event.id(), revoked))
+            .onEvent(ReplayJobStatus.class, (event, status) -> typed.put(event.id(), status))
             .onAny(event -> seen.put(event.id(), event)));
 
-    await("the three events ran", () -> seen.size() == 3);
-    assertThat(typed).containsOnlyKeys("1001", "2002");
-    assertThat(typed).isEqualTo(direct);
-    assertThat(typed.get("2002").text()).isEqualTo("hello from the batch");
-    assertThat(typed.get("1001").text()).isEqualTo("hello from the envelope");
+    await("the five events ran", () -> seen.size() == 5);
+    assertThat(typed).hasSize(4).isEqualTo(direct);
+    assertThat(typed.values()).hasAtLeastOneElementOfType(OAuthRevoked.class);
+    assertThat(typed.values()).hasAtLeastOneElementOfType(ReplayJobStatus.class);
+    assertThat(((PostCreated) typed.get("2002")).text()).isEqualTo("hello from the batch");
+    assertThat(((PostCreated) typed.get("1001")).text()).isEqualTo("hello from the envelope");
     // Every value a listener reads is the edge's: the JSON slices exactly, the names, the dedup
     // key.
     RecordEvents events = new RecordEvents(new com.fasterxml.jackson.databind.ObjectMapper());
@@ -527,7 +537,44 @@ final class KafkaSourceTest {
     assertThat(records(second, "duplicate")).isPositive();
   }
 
-  static Map<String, Object> none() {
-    return new HashMap<>();
+  // ---------------------------------------------------------------- settings
+
+  @Test
+  void store_refusedWithOneLine_aSourceTakesNoDeliveries() {
+    KafkaSource source = KafkaSource.builder(broker.bootstrapServers(), topic).build();
+    closeables.add(source);
+    assertThatThrownBy(() -> source.store(List.of()).toCompletableFuture().join())
+        .hasCauseInstanceOf(UnsupportedOperationException.class)
+        .hasMessageContaining("takes no deliveries");
+    assertThat(source.deduplicates()).isTrue();
+    assertThat(source.mayBlock()).isFalse();
+  }
+
+  @Test
+  void builder_refusesAutoCommitAndADeadLetterTopicThatIsTheTopic() {
+    assertThatThrownBy(
+            () ->
+                KafkaSource.builder("localhost:9092", "t")
+                    .consumerProperties(Map.of("enable.auto.commit", "true")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("enable.auto.commit");
+    assertThatThrownBy(
+            () -> KafkaSource.builder("localhost:9092", "t").deadLetterTopic("t").build())
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> KafkaSource.builder("localhost:9092", "t").maxAttempts(0))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void backOff_doublesFromTheBase_upToTheMaximum_neverBelowHalf() {
+    KafkaSource.Builder b =
+        KafkaSource.builder("localhost:9092", "t")
+            .retryBase(Duration.ofSeconds(2))
+            .retryMax(Duration.ofSeconds(10));
+    assertThat(b.backoffMillis(1, 0)).isEqualTo(1000);
+    assertThat(b.backoffMillis(1, 1)).isEqualTo(2000);
+    assertThat(b.backoffMillis(2, 1)).isEqualTo(4000);
+    assertThat(b.backoffMillis(3, 0.5)).isEqualTo(6000);
+    assertThat(b.backoffMillis(30, 1)).isEqualTo(10_000);
   }
 }
