@@ -52,7 +52,23 @@
 #   (durable cells run CHECKPOINT between warm-up and measured run: the user needs the right to)
 # The durable pair: SERVERS="b-durable d-durable" WORKLOADS=new CONNECTIONS=64 CRC_SERVERS= benchmarks/load.sh
 #   BENCH_REDIS_URL=redis://127.0.0.1:6379 (d-redis only)
+#           d-kafka   the consumer jar exactly as d-worker (LISTENER_MODE=worker LOG_EVENTS=false) in
+#                     Kafka mode: KAFKA_BOOTSTRAP_SERVERS (the run's broker) and a fresh KAFKA_TOPIC
+#                     per cell; each delivery answered 200 once the broker acknowledged its record
+#           b-kafka   hand-written Undertow + kafka-clients: HMAC, Jackson tree, one
+#                     producer.send(record).get() per event on a worker thread (acks=all,
+#                     idempotence, Kafka's default batching), no dedup; the same fresh topic per cell
+#   The Kafka cells share one broker for the run, in its own process
+#   (servicehooks-kafka-broker/target/kafka-broker.jar, Kafka's own KRaft server, one node, its data
+#   under benchmarks/target/load-logs/<stamp>/kafka-broker), pinned to BROKER_CPU when set (default:
+#   not pinned, like Redis); KAFKA_PARTITIONS=4 per topic; the records in each cell's topic are
+#   counted after it (the .kafka.txt log) and the topic deleted. Its CPU is the cells' store CPU.
 # A smoke run: ROUNDS=1 WARMUP=1 DURATION=3 CONNECTIONS=64 MEASURE_POOL=400000 benchmarks/load.sh
+#
+# PRESET=kafka: the Kafka mode (issue 34): SERVERS="d-worker d-kafka b-kafka" WORKLOADS=new
+#   CONNECTIONS=64 CRC_SERVERS= WARMUP=20 DURATION=10 ROUNDS=3 JVM_FLAGS="-Xms256m -Xmx256m"
+#   WARM_POOL=600000 MEASURE_POOL=600000 (each still overridable). Its source half is
+#   KafkaSourceBench (benchmarks/RESULTS.md, "Kafka mode").
 #
 # PRESET=stores: the store paths as issue 24 measured them independently (the consumer jar as
 #   shipped, no listener): SERVERS="d-worker d-worker-redis b-redis b-durable d-worker-durable"
@@ -75,8 +91,19 @@ if [ "${PRESET:-}" = stores ]; then
   JVM_FLAGS=${JVM_FLAGS:-"-Xms256m -Xmx256m"}
   WARM_POOL=${WARM_POOL:-600000}
   MEASURE_POOL=${MEASURE_POOL:-600000}
+elif [ "${PRESET:-}" = kafka ]; then
+  # The Kafka mode: the edge against a hand-written edge and against the in-memory mode, one run.
+  SERVERS=${SERVERS:-"d-worker d-kafka b-kafka"}
+  WORKLOADS=${WORKLOADS:-new}
+  CONNECTIONS=${CONNECTIONS:-64}
+  CRC_SERVERS=${CRC_SERVERS:-}
+  WARMUP=${WARMUP:-20}
+  DURATION=${DURATION:-10}
+  JVM_FLAGS=${JVM_FLAGS:-"-Xms256m -Xmx256m"}
+  WARM_POOL=${WARM_POOL:-600000}
+  MEASURE_POOL=${MEASURE_POOL:-600000}
 elif [ -n "${PRESET:-}" ]; then
-  echo "[load] unknown PRESET=$PRESET (known: stores)" >&2
+  echo "[load] unknown PRESET=$PRESET (known: stores, kafka)" >&2
   exit 2
 fi
 
@@ -103,6 +130,8 @@ E_LOG_LEVEL=${E_LOG_LEVEL:-WARN}
 BENCH_DATABASE_URL=${BENCH_DATABASE_URL:-"jdbc:postgresql://127.0.0.1:5432/test?user=postgres"}
 POOL_SIZE=${POOL_SIZE:-8}
 BENCH_REDIS_URL=${BENCH_REDIS_URL:-redis://127.0.0.1:6379}
+KAFKA_PARTITIONS=${KAFKA_PARTITIONS:-4}
+BROKER_CPU=${BROKER_CPU:-}
 
 SECRET=bench-consumer-secret-0123456789abcdef # the pool is signed with it; not a real secret
 BENCH_JAR=$ROOT/benchmarks/target/benchmarks.jar
@@ -110,6 +139,7 @@ SPRING_JAR=$ROOT/benchmarks/spring-baseline/target/spring-baseline.jar
 CONSUMER_JAR=${CONSUMER_JAR:-$ROOT/samples/consumer/target/servicehooks-consumer.jar}
 PREV_CONSUMER_JAR=${PREV_CONSUMER_JAR:-} # d-worker-redis-prev: another build of the jar (before a change)
 BOT_JAR=$ROOT/samples/spring-bot/target/servicehooks-spring-bot.jar
+BROKER_JAR=$ROOT/servicehooks-kafka-broker/target/kafka-broker.jar
 LUA=$ROOT/benchmarks/load.lua
 URL=http://127.0.0.1:$PORT/webhooks
 STAMP=$(date -u +%Y%m%dT%H%M%SZ)
@@ -171,6 +201,58 @@ drop_redis_keys() {
   fi
 }
 
+# The run's Kafka broker (Kafka cells only), in its own process; the topic of the current cell.
+BROKER_PID=""
+BOOTSTRAP=""
+KAFKA_TOPIC_NOW=""
+KAFKA_LOG_NOW=""
+start_broker() {
+  local dir=$LOGS/kafka-broker
+  mkdir -p "$dir"
+  local -a pin=()
+  [ -n "$BROKER_CPU" ] && pin=(taskset -c "$BROKER_CPU")
+  "${pin[@]}" java -Xms512m -Xmx512m -XX:+UseParallelGC -jar "$BROKER_JAR" --dir "$dir" >"$LOGS/kafka-broker.out" 2>"$LOGS/kafka-broker.log" </dev/null &
+  BROKER_PID=$!
+  for _ in $(seq 1 600); do
+    if [ -s "$LOGS/kafka-broker.out" ]; then
+      BOOTSTRAP=$(head -1 "$LOGS/kafka-broker.out")
+      say "Kafka broker (pid $BROKER_PID) at $BOOTSTRAP, data in $dir"
+      return 0
+    fi
+    if ! kill -0 "$BROKER_PID" 2>/dev/null; then
+      say "the Kafka broker exited; its log ($LOGS/kafka-broker.log):"
+      tail -20 "$LOGS/kafka-broker.log" >&2
+      exit 1
+    fi
+    sleep 0.2
+  done
+  say "the Kafka broker did not answer within 120 s"
+  exit 1
+}
+stop_broker() {
+  if [ -n "$BROKER_PID" ] && kill -0 "$BROKER_PID" 2>/dev/null; then
+    kill -TERM "$BROKER_PID" 2>/dev/null || true
+    for _ in $(seq 1 150); do
+      kill -0 "$BROKER_PID" 2>/dev/null || break
+      sleep 0.2
+    done
+    kill -KILL "$BROKER_PID" 2>/dev/null || true
+    wait "$BROKER_PID" 2>/dev/null || true
+  fi
+  BROKER_PID=""
+}
+bench_kafka() {
+  KAFKA_BOOTSTRAP_SERVERS=$BOOTSTRAP java -Xmx128m -XX:TieredStopAtLevel=1 -cp "$BENCH_JAR" io.servicehooks.benchmarks.BenchKafka "$@"
+}
+# drop_topic: counts the cell's records into its .kafka.txt log, then deletes its topic.
+drop_topic() {
+  if [ -n "$KAFKA_TOPIC_NOW" ]; then
+    echo "records in $KAFKA_TOPIC_NOW: $(bench_kafka count "$KAFKA_TOPIC_NOW" 2>&1 | tail -1)" >>"${KAFKA_LOG_NOW:-/dev/null}"
+    bench_kafka delete "$KAFKA_TOPIC_NOW" >&2 || true
+    KAFKA_TOPIC_NOW=""
+  fi
+}
+
 SERVER_PID=""
 SCHEMA="" # the durable servers' schema of the current cell
 drop_schema() {
@@ -192,8 +274,9 @@ stop_server() {
   SERVER_PID=""
   drop_schema
   drop_redis_keys
+  drop_topic
 }
-trap stop_server EXIT INT TERM
+trap 'stop_server; stop_broker' EXIT INT TERM
 
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; }
 
@@ -262,6 +345,20 @@ start_server() {
       envs+=("LISTENER_MODE=worker" "NOOP_LISTENER=true" "IO_THREADS=${io:-0}" "WORKER_THREADS=${workers:-0}")
       envs+=("REDIS_URL=$BENCH_REDIS_URL" "REDIS_PREFIX=$REDIS_PREFIX_NOW")
       cmd=(java "${jvm[@]}" -cp "$BENCH_JAR" io.servicehooks.benchmarks.TunedConsumer) ;;
+    d-kafka)
+      # d-worker exactly (the jar as shipped, no listener), handing every event to Kafka.
+      KAFKA_TOPIC_NOW="bench-$STAMP-$(basename "$log" .server.log)"
+      bench_kafka create "$KAFKA_TOPIC_NOW" "$KAFKA_PARTITIONS" >&2
+      envs+=("LISTENER_MODE=worker" "LOG_EVENTS=false" "HOST=127.0.0.1" "WEBHOOK_PATH=/webhooks")
+      envs+=("KAFKA_BOOTSTRAP_SERVERS=$BOOTSTRAP" "KAFKA_TOPIC=$KAFKA_TOPIC_NOW")
+      [ -n "$io" ] && envs+=("IO_THREADS=$io")
+      [ -n "$workers" ] && envs+=("WORKER_THREADS=$workers")
+      cmd=(java "${jvm[@]}" -jar "$CONSUMER_JAR") ;;
+    b-kafka)
+      KAFKA_TOPIC_NOW="bench-$STAMP-$(basename "$log" .server.log)"
+      bench_kafka create "$KAFKA_TOPIC_NOW" "$KAFKA_PARTITIONS" >&2
+      envs+=("IO_THREADS=$io" "WORKER_THREADS=$workers" "KAFKA_BOOTSTRAP_SERVERS=$BOOTSTRAP" "KAFKA_TOPIC=$KAFKA_TOPIC_NOW")
+      cmd=(java "${jvm[@]}" -cp "$BENCH_JAR" io.servicehooks.benchmarks.KafkaBaselineServer) ;;
     e)
       # The bot logs every post it handles at INFO (text included); E_LOG_LEVEL=WARN is its
       # equivalent of the consumer jar's LOG_EVENTS=false. E_LOG_LEVEL=INFO measures it as shipped.
@@ -289,6 +386,10 @@ start_server() {
   say "server $spec did not open port $PORT within 60 s"
   exit 1
 }
+
+if [[ " $SERVERS_RUN " == *" d-kafka"* || " $SERVERS_RUN " == *" b-kafka"* ]]; then
+  start_broker
+fi
 
 # ---- the pool of pre-signed deliveries -----------------------------------------------------------
 POOL=$ROOT/benchmarks/target/pool/pool-$PORT-$((WARM_POOL + MEASURE_POOL)).bin
@@ -344,6 +445,7 @@ store_pids() {
   case ${1%%@*} in
     d-redis | d-worker-redis | d-worker-redis-prev | b-redis) pgrep -x redis-server || true ;;
     d-durable | d-worker-durable | b-durable) pgrep -x postgres || true ;;
+    d-kafka | b-kafka) if [ -n "$BROKER_PID" ]; then echo "$BROKER_PID"; fi ;;
   esac
 }
 # per_request TICKS REQUESTS: microseconds of CPU per request, one decimal.
@@ -359,11 +461,12 @@ HEADER=(
   "Machine: $(nproc) CPUs ($CPU_MODEL), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr); $JAVA_VERSION; ${WRK_VERSION%% Copyright*}."
   "Servers pinned with \`taskset -c $SERVER_CPU\`, wrk with \`taskset -c $LOAD_CPU\` (\`wrk -t1 --latency\`), 127.0.0.1 only."
   "JVM flags, every server: \`$JVM_FLAGS\`. (d) with LOG_EVENTS=false; (e) with logging.level.io.servicehooks=$E_LOG_LEVEL."
+  "$(if [ -n "$BROKER_PID" ]; then echo "Kafka cells: one KRaft broker (Kafka 4.1.1, servicehooks-kafka-broker, -Xmx512m) in its own process, $(if [ -n "$BROKER_CPU" ]; then echo "pinned to CPU $BROKER_CPU"; else echo "not pinned"; fi), a fresh topic of $KAFKA_PARTITIONS partitions per cell; store CPU = the broker's."; fi)"
   "$(if [[ " $SERVERS_RUN " == *"redis"* ]]; then echo "d-redis: Redis $(redis-cli -u "$BENCH_REDIS_URL" INFO server | tr -d '\r' | sed -n 's/^redis_version://p') at ${BENCH_REDIS_URL##*@} (not pinned), a fresh prefix per cell. Load average at start: $(cut -d' ' -f1-3 /proc/loadavg)."; else echo "Load average at start: $(cut -d' ' -f1-3 /proc/loadavg)."; fi)"
   "Each cell: a fresh server, ${WARMUP} s warm-up (pool records 0..$WARM_POOL, wrapping), then ${DURATION} s measured on"
   "records $WARM_POOL.. (up to $MEASURE_POOL distinct pre-signed 1.5 KB deliveries, so no request repeats within a measured run"
   "unless 'pool wrapped' says so). Rounds: $ROUNDS, servers alternating within each round; medians reported."
-  "CPU per request: the server's utime+stime (/proc/<pid>/stat) from the moment wrk has loaded its records to its end, over the requests wrk completed; store CPU the same for every redis-server (Redis cells) or postgres (durable cells) process, shared with whatever else uses them."
+  "CPU per request: the server's utime+stime (/proc/<pid>/stat) from the moment wrk has loaded its records to its end, over the requests wrk completed; store CPU the same for every redis-server (Redis cells) or postgres (durable cells) process, shared with whatever else uses them; for the Kafka cells, the run's broker."
   "Run: \`PRESET=${PRESET:-} ROUNDS=$ROUNDS WARMUP=$WARMUP DURATION=$DURATION CONNECTIONS=\"$CONNECTIONS\" WORKLOADS=\"$WORKLOADS\" SERVERS=\"$SERVERS\" CRC_SERVERS=\"$CRC_SERVERS\" DUP_SERVERS=\"$DUP_SERVERS\" benchmarks/load.sh\`"
 )
 
@@ -377,6 +480,7 @@ for round in $(seq 1 "$ROUNDS"); do
     for conns in $CONNECTIONS; do
       for server in $servers; do
         tag="r$round-$workload-c$conns-${server//@/_}"
+        KAFKA_LOG_NOW=$LOGS/$tag.kafka.txt
         start_server "$server" "$LOGS/$tag.server.log"
         sampler=""
         if [ "${server%%@*}" = d-durable ]; then

@@ -187,6 +187,27 @@ public final class LoadReport {
         false,
         ">= 1.5");
     ratio(out, cells, "d-durable / b-durable req/s", "new", "d-durable", "b-durable", false, "");
+    ratio(
+        out,
+        cells,
+        "d-kafka / b-kafka req/s (the edge against a hand-written one)",
+        "new",
+        "d-kafka",
+        "b-kafka",
+        false,
+        ">= 1.0");
+    ratio(out, cells, "p99 d-kafka / b-kafka", "new", "d-kafka", "b-kafka", true, "");
+    ratio(
+        out,
+        cells,
+        "d-kafka / d-worker req/s (Kafka against in memory)",
+        "new",
+        "d-kafka",
+        "d-worker",
+        false,
+        "");
+    cpu(out, cells, "d-kafka", "d-worker");
+    cpu(out, cells, "b-kafka", "d-worker");
     System.out.print(out);
   }
 
@@ -242,6 +263,30 @@ public final class LoadReport {
         .append(" |\n");
   }
 
+  /**
+   * One line: the CPU per delivery of {@code top} beside {@code bottom}'s ({@code new}, 64
+   * connections), the server's and the store's, and what {@code top} adds.
+   */
+  private static void cpu(StringBuilder out, Map<String, Cell> cells, String top, String bottom) {
+    Cell t = cells.get("new|64|" + top);
+    Cell b = cells.get("new|64|" + bottom);
+    if (t == null || b == null) {
+      return;
+    }
+    double store = Double.isNaN(t.storeCpu()) ? 0 : t.storeCpu();
+    out.append(
+        String.format(
+            Locale.ROOT,
+            "| CPU per delivery, %s beside %s | %s µs server + %s µs broker against %s µs (%s µs"
+                + " more) | |%n",
+            top,
+            bottom,
+            oneDecimal(t.cpu()),
+            oneDecimal(t.storeCpu()),
+            oneDecimal(b.cpu()),
+            oneDecimal(t.cpu() + store - b.cpu())));
+  }
+
   private static String fmt2(double v) {
     return String.format(Locale.ROOT, "%.2f", v);
   }
@@ -275,6 +320,8 @@ public final class LoadReport {
               "(d) consumer jar (PREV_CONSUMER_JAR), worker, dedup on Redis";
           case "b-redis" -> "(b-redis) hand-written Undertow + Lettuce SET NX / SET";
           case "b-durable" -> "(b-durable) hand-written Undertow + HikariCP INSERT";
+          case "d-kafka" -> "(d) consumer jar, worker, Kafka hand-off";
+          case "b-kafka" -> "(b-kafka) hand-written Undertow + producer.send().get()";
           case "e" -> "(e) spring-bot sample";
           default -> base;
         };

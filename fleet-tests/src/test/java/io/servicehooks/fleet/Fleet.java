@@ -140,9 +140,26 @@ final class Fleet implements AutoCloseable {
     return instances.get(n);
   }
 
+  /**
+   * Starts every instance of {@code envs} (instance number to environment) in its namespace at
+   * once, then waits until each is healthy: the JVMs start side by side.
+   */
+  void startAll(Map<Integer, Map<String, String>> envs) throws IOException {
+    for (Map.Entry<Integer, Map<String, String>> e : envs.entrySet()) {
+      launch(e.getKey(), e.getValue());
+    }
+    for (int n : envs.keySet()) {
+      JarProcesses.awaitHealthy(instances.get(n).base(), Duration.ofSeconds(90));
+    }
+  }
+
   /** One signed delivery of event {@code id} to instance {@code n}; its answer, recorded. */
   CompletableFuture<Answer> send(int n, String id) {
-    String body = body(id);
+    return send(n, id, body(id));
+  }
+
+  /** One signed delivery of {@code body} (event {@code id}) to instance {@code n}, recorded. */
+  CompletableFuture<Answer> send(int n, String id, String body) {
     HttpRequest request =
         HttpRequest.newBuilder(URI.create(instances.get(n).base() + "/webhooks"))
             .timeout(Duration.ofSeconds(15))
