@@ -124,7 +124,8 @@ final class ConsumerWiring {
                 answers,
                 mapper,
                 s.inboxTimeout,
-                observations);
+                observations,
+                s.nanoTime);
         s.inbox.start(durable.processor());
         return durable;
       case ASYNCHRONOUS:

@@ -8,6 +8,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,6 +28,16 @@ final class DurableAcknowledgement implements AcknowledgementMode {
   // Logs under the consumer's name, as the other modes do.
   private static final Logger log = LoggerFactory.getLogger(WebhookConsumer.class);
 
+  /**
+   * By when, counted from the delivery's arrival, a store must have answered: the platform gives a
+   * delivery 10 s, and the answer still has to travel. A copy that waited for another delivery's
+   * claim (up to the in-flight wait) stores with what is left, not with a fresh time-out.
+   */
+  static final long STORE_DEADLINE_NANOS = TimeUnit.MILLISECONDS.toNanos(9_000);
+
+  /** Less than this left of the deadline: the store is not started, and the answer is 503. */
+  static final long SHORTEST_STORE_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
+
   private final EventInbox inbox;
   private final Dispatcher dispatcher;
   private final Metrics metrics;
@@ -35,6 +47,7 @@ final class DurableAcknowledgement implements AcknowledgementMode {
   private final Observations observations;
   private final DedupGate gate;
   private final ListenerThreads threads;
+  private final LongSupplier nanoTime;
 
   /**
    * @param gate where each event is claimed before it is stored, when the inbox does not
@@ -49,7 +62,8 @@ final class DurableAcknowledgement implements AcknowledgementMode {
       Answers answers,
       ObjectMapper mapper,
       Duration timeout,
-      Observations observations) {
+      Observations observations,
+      LongSupplier nanoTime) {
     this.inbox = inbox;
     this.gate = gate;
     this.threads = threads;
@@ -59,6 +73,7 @@ final class DurableAcknowledgement implements AcknowledgementMode {
     this.mapper = mapper;
     this.timeoutNanos = timeout.toNanos();
     this.observations = observations;
+    this.nanoTime = nanoTime;
   }
 
   /**
@@ -91,19 +106,25 @@ final class DurableAcknowledgement implements AcknowledgementMode {
   @Override
   public CompletableFuture<WebhookResponse> acknowledge(
       List<WebhookEvent> events, long start, ListenerThreads.Caller caller) {
+    // The store's deadline counts from the delivery's arrival (start, on System.nanoTime), read on
+    // the consumer's clock: the same clock unless a test moves its own. Both what came before (a
+    // wait for a worker) and what comes after (a claim that waits for another instance's) count.
+    long arrived = nanoTime.getAsLong() - (System.nanoTime() - start);
     if (gate == null) {
-      return storeAll(events, start);
+      return storeAll(events, start, arrived);
     }
     CompletableFuture<List<DedupGate.Claim>> claimed = gate.claimAll(events);
     if (claimed.isDone()) {
-      return storeOwned(events, claimed.join(), start);
+      return storeOwned(events, claimed.join(), start, arrived);
     }
-    return threads.resumeInbox(caller, claimed, claims -> storeOwned(events, claims, start), start);
+    return threads.resumeInbox(
+        caller, claimed, claims -> storeOwned(events, claims, start, arrived), start);
   }
 
   /** The inbox deduplicates: every event is stored, and the inbox says which were copies. */
-  private CompletableFuture<WebhookResponse> storeAll(List<WebhookEvent> events, long start) {
-    return store(events)
+  private CompletableFuture<WebhookResponse> storeAll(
+      List<WebhookEvent> events, long start, long arrived) {
+    return store(events, arrived)
         .handle(
             (outcomes, failure) -> {
               if (failure != null) {
@@ -123,7 +144,7 @@ final class DurableAcknowledgement implements AcknowledgementMode {
    * in_flight}: whether that store works is not known yet.
    */
   private CompletableFuture<WebhookResponse> storeOwned(
-      List<WebhookEvent> events, List<DedupGate.Claim> claims, long start) {
+      List<WebhookEvent> events, List<DedupGate.Claim> claims, long start, long arrived) {
     Answers.Tally tally = new Answers.Tally();
     List<WebhookEvent> owned = new ArrayList<>(events.size());
     List<DedupGate.Claim> owners = new ArrayList<>(events.size());
@@ -161,7 +182,7 @@ final class DurableAcknowledgement implements AcknowledgementMode {
     }
     CompletableFuture<List<InboxOutcome>> stored;
     try {
-      stored = store(owned);
+      stored = store(owned, arrived);
     } catch (RuntimeException | Error unexpected) {
       gate.releaseAll(owners);
       throw unexpected;
@@ -189,9 +210,20 @@ final class DurableAcknowledgement implements AcknowledgementMode {
   /**
    * Hands {@code events} to the inbox. Completes with one outcome per event once the inbox has
    * them, or exceptionally when it failed, threw, answered the wrong number of outcomes or did not
-   * answer within the time-out; the observation is stopped either way.
+   * answer within the time-out, or what is left of {@link #STORE_DEADLINE_NANOS} since {@code
+   * arrived} when that is less; the observation is stopped either way.
    */
-  private CompletableFuture<List<InboxOutcome>> store(List<WebhookEvent> events) {
+  private CompletableFuture<List<InboxOutcome>> store(List<WebhookEvent> events, long arrived) {
+    long waited = nanoTime.getAsLong() - arrived;
+    long left = STORE_DEADLINE_NANOS - waited;
+    if (left < SHORTEST_STORE_NANOS) {
+      return CompletableFuture.failedFuture(
+          new TimeoutException(
+              "the delivery waited "
+                  + TimeUnit.NANOSECONDS.toMillis(waited)
+                  + " ms before its events could be stored: too close to the platform's 10 s"));
+    }
+    long timeout = Math.min(timeoutNanos, left);
     // Started before the rows are made: a propagating tracing handler writes the traceparent the
     // rows keep when the observation starts.
     Observations.InboxStore observed =
@@ -213,7 +245,7 @@ final class DurableAcknowledgement implements AcknowledgementMode {
         .toCompletableFuture()
         // A dependent future: the time-out must not complete the inbox's own.
         .thenApply(outcomes -> outcomes)
-        .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
+        .orTimeout(timeout, TimeUnit.NANOSECONDS)
         .handle(
             (outcomes, failure) -> {
               observed.stopped(outcomes, failure);

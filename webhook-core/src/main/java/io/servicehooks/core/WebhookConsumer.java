@@ -532,7 +532,10 @@ public final class WebhookConsumer implements AutoCloseable {
     /**
      * Durable mode: how long a delivery waits for the inbox to commit its events (default {@link
      * WebhookConsumer#DEFAULT_INBOX_TIMEOUT}, 5 s) before it is answered 503 {@code
-     * inbox_unavailable}. Keep it below the platform's 10 s answer budget.
+     * inbox_unavailable}. Keep it below the platform's 10 s answer budget. A delivery that already
+     * waited (for a worker, or for another instance's claim on one of its events) gets what is left
+     * of 9 s since it arrived when that is less, and none when under 250 ms are left: it is then
+     * answered 503 without storing, so no answer leaves after the platform's 10 s.
      */
     public Builder inboxTimeout(Duration timeout) {
       settings.inboxTimeout(timeout);

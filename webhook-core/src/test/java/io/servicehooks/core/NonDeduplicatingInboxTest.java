@@ -11,6 +11,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -126,5 +128,101 @@ final class NonDeduplicatingInboxTest {
 
     assertThat(registry.find("webhook.dedup.running.elsewhere").counter()).isNotNull();
     assertThat(registry.find("webhook.duplicates.waiting").gauge()).isNotNull();
+  }
+
+  /** Counts the stores it is asked for and never answers them. */
+  static final class SilentInbox implements EventInbox {
+    final List<StoredEvent> asked = new CopyOnWriteArrayList<>();
+
+    @Override
+    public boolean deduplicates() {
+      return false;
+    }
+
+    @Override
+    public boolean mayBlock() {
+      return false;
+    }
+
+    @Override
+    public CompletionStage<List<InboxOutcome>> store(List<StoredEvent> events) {
+      asked.addAll(events);
+      return new CompletableFuture<>();
+    }
+
+    @Override
+    public void start(InboxProcessor processor) {}
+
+    @Override
+    public void close() {}
+  }
+
+  private WebhookConsumer consumer(EventInbox silent, AtomicLong clock) {
+    return WebhookConsumer.builder()
+        .consumerSecrets(SECRET)
+        .inbox(silent)
+        .deduplicator(store)
+        .dedupTimeout(Duration.ofSeconds(5))
+        .inboxTimeout(Duration.ofSeconds(5))
+        .nanoTime(clock::get)
+        .on("post.create", event -> {})
+        .build();
+  }
+
+  /**
+   * A copy whose claim came only after another instance's attempt gave up (the in-flight wait) has
+   * not got a fresh store time-out: 5 s of waiting plus 5 s of storing would answer the platform
+   * after its 10 s.
+   */
+  @Test
+  void claimAfterALongWait_storeGetsWhatIsLeftOfTheBudget_answer503InTime() {
+    SilentInbox silent = new SilentInbox();
+    AtomicLong clock = new AtomicLong(1_000_000_000L);
+    WebhookConsumer consumer = consumer(silent, clock);
+    CompletableFuture<Deduplicator.Claim> late = new CompletableFuture<>();
+    store.claimOverride =
+        key -> {
+          store.entries.put(key, "t1");
+          return late;
+        };
+
+    CompletableFuture<WebhookResponse> answer =
+        consumer.handle(Fixtures.signed(SECRET, Fixtures.envelope("1", "post.create")));
+    clock.addAndGet(Duration.ofMillis(8_000).toNanos()); // the other instance's attempt ran 8 s
+    long claimed = System.nanoTime();
+    late.complete(Deduplicator.Claim.claimed("t1"));
+
+    WebhookResponse r = answer.orTimeout(9, TimeUnit.SECONDS).join();
+    long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - claimed);
+    assertThat(r.status()).as(body(r)).isEqualTo(503);
+    assertThat(body(r)).contains("inbox_unavailable");
+    assertThat(silent.asked).hasSize(1);
+    // About 1 s was left of the 9 s store deadline, not the 5 s inbox time-out.
+    assertThat(tookMillis).isBetween(500L, 4_000L);
+    assertThat(store.released).hasSize(1);
+  }
+
+  @Test
+  void claimTooCloseToTheBudget_nothingStored_answer503AtOnce_claimReleased() {
+    SilentInbox silent = new SilentInbox();
+    AtomicLong clock = new AtomicLong(1_000_000_000L);
+    WebhookConsumer consumer = consumer(silent, clock);
+    CompletableFuture<Deduplicator.Claim> late = new CompletableFuture<>();
+    store.claimOverride =
+        key -> {
+          store.entries.put(key, "t1");
+          return late;
+        };
+
+    CompletableFuture<WebhookResponse> answer =
+        consumer.handle(Fixtures.signed(SECRET, Fixtures.envelope("1", "post.create")));
+    clock.addAndGet(Duration.ofMillis(8_900).toNanos());
+    late.complete(Deduplicator.Claim.claimed("t1"));
+
+    WebhookResponse r = answer.orTimeout(5, TimeUnit.SECONDS).join();
+    assertThat(r.status()).as(body(r)).isEqualTo(503);
+    assertThat(body(r)).contains("inbox_unavailable");
+    assertThat(silent.asked).isEmpty();
+    assertThat(store.released).hasSize(1);
   }
 }
