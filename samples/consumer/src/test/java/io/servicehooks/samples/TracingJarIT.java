@@ -98,6 +98,7 @@ final class TracingJarIT {
       assertThat(Files.readAllLines(out, StandardCharsets.UTF_8))
           .as("lines logged outside a traced event carry no empty [/]")
           .noneMatch(l -> l.contains("[/]"))
+          .noneMatch(l -> l.contains("|-WARN") || l.contains("|-ERROR"))
           .anyMatch(l -> l.contains(" INFO  consumer - ") && !l.contains("Handled"));
     }
   }
