@@ -133,7 +133,8 @@ public final class KafkaSource implements EventInbox {
 
   /**
    * Records pending in a partition's lane at which the partition is paused at the consumer: with
-   * one poll's records on top, the most a partition holds in memory.
+   * one poll's records on top, the most the source holds of a partition (besides the consumer's own
+   * fetch buffer, bounded by its {@code fetch.max.bytes}).
    */
   static final int LANE_HIGH_WATER = 1_000;
 
