@@ -532,12 +532,13 @@ final class KafkaSourceTest {
     Map<String, AtomicInteger> finished = new ConcurrentHashMap<>();
     Map<String, String> by = new ConcurrentHashMap<>();
     WebhookListener listener1 = finishing(finished, by, "one");
-    member(source().build(), listener1);
+    // Low water marks: partitions paused and refilled (the poll thread woken) across the hand-over.
+    member(source().laneWaterMarks(4, 2).build(), listener1);
     for (int i = 0; i < count / 2; i++) {
       send(i % 3, "e" + i);
     }
     await("the first member is under way", () -> finished.size() >= 30);
-    member(source().build(), finishing(finished, by, "two"));
+    member(source().laneWaterMarks(4, 2).build(), finishing(finished, by, "two"));
     for (int i = count / 2; i < count; i++) {
       send(i % 3, "e" + i);
     }
@@ -571,6 +572,7 @@ final class KafkaSourceTest {
             .deduplicator(shared)
             .claimLease(Duration.ofSeconds(2))
             .commitInterval(Duration.ofMinutes(5)) // it dies with finished records uncommitted
+            .laneWaterMarks(4, 2)
             .build();
     member(doomed, finishing(finished, by, "doomed"));
     for (int i = 0; i < count / 2; i++) {
@@ -584,6 +586,7 @@ final class KafkaSourceTest {
             .deduplicator(shared)
             .claimLease(Duration.ofSeconds(2))
             .meterRegistry(second)
+            .laneWaterMarks(4, 2)
             .build(),
         finishing(finished, by, "survivor"));
     for (int i = count / 2; i < count; i++) {
