@@ -25,6 +25,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -37,6 +38,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -60,12 +62,13 @@ import org.slf4j.LoggerFactory;
  * after that. A platform copy that the edge wrote twice is claimed as done and not run again.
  *
  * <p>Order: the records of one partition run one after another, on one worker at a time; several
- * partitions run side by side on {@link Builder#workers} threads. A record whose listeners fail
- * blocks its partition (which is paused at the consumer) while it waits for its back-off ({@link
- * Builder#retryBase}, doubling up to five minutes, with jitter); the other partitions go on. After
- * {@link Builder#maxAttempts} failed attempts the record is written to the {@linkplain
- * Builder#deadLetterTopic dead-letter topic} with its key, value and headers and the reason headers
- * ({@link #DEAD_LETTER_REASON_HEADER}, {@link #DEAD_LETTER_ATTEMPTS_HEADER}, {@link
+ * partitions run side by side on {@link Builder#workers} threads. Each partition is fetched ahead
+ * of its worker, at most about {@value #LANE_HIGH_WATER} records plus one poll's, and paused at the
+ * consumer above that. A record whose listeners fail blocks its partition while it waits for its
+ * back-off ({@link Builder#retryBase}, doubling up to five minutes, with jitter); the other
+ * partitions go on. After {@link Builder#maxAttempts} failed attempts the record is written to the
+ * {@linkplain Builder#deadLetterTopic dead-letter topic} with its key, value and headers and the
+ * reason headers ({@link #DEAD_LETTER_REASON_HEADER}, {@link #DEAD_LETTER_ATTEMPTS_HEADER}, {@link
  * #DEAD_LETTER_TOPIC_HEADER}, {@link #DEAD_LETTER_PARTITION_HEADER}, {@link
  * #DEAD_LETTER_OFFSET_HEADER}); once the brokers acknowledged it the {@link
  * KafkaDeadLetterListener}s are called and the partition goes on past it. A record that is not one
@@ -127,6 +130,17 @@ public final class KafkaSource implements EventInbox {
   private static final Logger log = LoggerFactory.getLogger(KafkaSource.class);
   private static final ObjectMapper MAPPER = new ObjectMapper();
   private static final Duration POLL = Duration.ofMillis(100);
+
+  /**
+   * Records pending in a partition's lane at which the partition is paused at the consumer: with
+   * one poll's records on top, the most the source holds of a partition (besides the consumer's own
+   * fetch buffer, bounded by its {@code fetch.max.bytes}).
+   */
+  static final int LANE_HIGH_WATER = 1_000;
+
+  /** Records pending in a paused lane at which it is fetched again (and the poll thread woken). */
+  static final int LANE_LOW_WATER = 500;
+
   private static final int REASON_MAX = 1000;
 
   private final Builder settings;
@@ -137,10 +151,12 @@ public final class KafkaSource implements EventInbox {
   private final AtomicInteger threadIds = new AtomicInteger();
   private final LongSupplier clock;
   private final SourceMeters meters;
+  private final AtomicBoolean refillAsked = new AtomicBoolean();
 
   private volatile InboxProcessor processor;
   private volatile boolean stopping;
   private volatile boolean killed;
+  private volatile KafkaConsumer<String, byte[]> polled; // for refill(): its wakeup() only
   private Thread pollThread;
   private ExecutorService workers;
   private ScheduledExecutorService renewals;
@@ -211,6 +227,7 @@ public final class KafkaSource implements EventInbox {
             settings.workers, daemon("servicehooks-kafka-worker-" + groupId + "-"));
     this.renewals = Executors.newSingleThreadScheduledExecutor(daemon("servicehooks-kafka-lease-"));
     KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(settings.consumerProperties());
+    this.polled = consumer;
     pollThread = new Thread(() -> pollLoop(consumer), "servicehooks-kafka-source-" + groupId);
     pollThread.setDaemon(true);
     pollThread.start();
@@ -237,6 +254,8 @@ public final class KafkaSource implements EventInbox {
           lastProblem = null;
         } catch (org.apache.kafka.common.errors.InterruptException e) {
           break;
+        } catch (WakeupException refill) {
+          // A lane's refill landed outside poll (a commit, a rebalance callback): poll again.
         } catch (RuntimeException e) {
           // Authorization, a deleted topic, a coordinator that cannot be reached...: the source
           // keeps trying, as the brokers' problem may be fixed without restarting the consumer.
@@ -257,7 +276,14 @@ public final class KafkaSource implements EventInbox {
   }
 
   private void pollOnce(KafkaConsumer<String, byte[]> consumer) {
-    ConsumerRecords<String, byte[]> records = consumer.poll(POLL);
+    ConsumerRecords<String, byte[]> records;
+    try {
+      records = consumer.poll(POLL);
+    } catch (WakeupException refill) {
+      records = ConsumerRecords.empty(); // a lane drained: resume it below
+    }
+    // Cleared before the lanes are read: a lane that drains from here on wakes the next poll.
+    refillAsked.set(false);
     for (TopicPartition tp : records.partitions()) {
       PartitionLane lane = lanes.get(tp);
       if (lane != null) {
@@ -270,6 +296,37 @@ public final class KafkaSource implements EventInbox {
     if (now - lastCommit >= settings.commitInterval.toNanos()) {
       commitAsync(consumer);
       lastCommit = now;
+    }
+  }
+
+  /**
+   * A worker: a paused lane drained to its low-water mark. Wakes the poll thread (the consumer's
+   * one thread-safe call) so that it resumes the partition now rather than after its poll time-out;
+   * at most one wake-up per poll. A wake-up that lands elsewhere than in {@code poll} is absorbed
+   * there ({@link #commitSync}).
+   */
+  private void refill() {
+    KafkaConsumer<String, byte[]> c = polled;
+    if (c != null && !stopping && refillAsked.compareAndSet(false, true)) {
+      c.wakeup();
+    }
+  }
+
+  /** {@code commitSync} that a worker's wake-up does not cut short. */
+  private void commitSync(
+      KafkaConsumer<String, byte[]> consumer,
+      Map<TopicPartition, OffsetAndMetadata> offsets,
+      long deadlineNanos) {
+    while (true) {
+      try {
+        consumer.commitSync(
+            offsets, Duration.ofNanos(Math.max(0, deadlineNanos - System.nanoTime())));
+        return;
+      } catch (WakeupException refill) {
+        if (deadlineNanos - System.nanoTime() <= 0) {
+          throw refill;
+        }
+      }
     }
   }
 
@@ -377,7 +434,7 @@ public final class KafkaSource implements EventInbox {
       return;
     }
     try {
-      consumer.commitSync(offsets, settings.closeTimeout);
+      commitSync(consumer, offsets, System.nanoTime() + settings.closeTimeout.toNanos());
       offsets.forEach(
           (tp, o) ->
               of.forEach(
@@ -440,7 +497,11 @@ public final class KafkaSource implements EventInbox {
     @Override
     public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
       for (TopicPartition tp : partitions) {
-        lanes.computeIfAbsent(tp, PartitionLane::new);
+        lanes.computeIfAbsent(
+            tp,
+            p ->
+                new PartitionLane(
+                    p, settings.laneHighWater, settings.laneLowWater, KafkaSource.this::refill));
       }
       log.debug("Kafka source: partitions assigned {}", partitions);
     }
@@ -789,6 +850,8 @@ public final class KafkaSource implements EventInbox {
     private Duration closeTimeout = DEFAULT_CLOSE_TIMEOUT;
     private Duration claimLease = Deduplicator.DEFAULT_LEASE;
     private Duration commitInterval = Duration.ofSeconds(1);
+    private int laneHighWater = LANE_HIGH_WATER;
+    private int laneLowWater = LANE_LOW_WATER;
     private LongSupplier clock = System::nanoTime;
     private java.util.function.BiFunction<String, String, SourceMeters> meters;
     private final Map<String, Object> consumerProperties = new HashMap<>();
@@ -905,6 +968,18 @@ public final class KafkaSource implements EventInbox {
     /** How often finished offsets are committed while running (tests lengthen it). */
     Builder commitInterval(Duration commitInterval) {
       this.commitInterval = positive(commitInterval, "commitInterval");
+      return this;
+    }
+
+    /**
+     * A lane's water marks, pending records at which it is paused and resumed (tests lower them).
+     */
+    Builder laneWaterMarks(int highWater, int lowWater) {
+      if (highWater < 1 || lowWater < 0 || lowWater >= highWater) {
+        throw new IllegalArgumentException("need 0 <= lowWater < highWater");
+      }
+      this.laneHighWater = highWater;
+      this.laneLowWater = lowWater;
       return this;
     }
 

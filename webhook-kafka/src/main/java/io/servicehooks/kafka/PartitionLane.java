@@ -26,12 +26,24 @@ import org.apache.kafka.common.TopicPartition;
  *       Terminal.
  * </ul>
  *
- * <p>Orthogonal to these, the partition is <em>paused</em> at the consumer whenever records are
- * pending ({@link #wantsRecords} is false): the poll thread fetches more for it only once the
- * worker has emptied the queue. That bounds the memory to one poll per partition and keeps a
- * WAITING partition from being fetched past its failing record, while the other partitions go on.
+ * <p>Orthogonal to these, the lane is <em>fetching</em> or <em>paused</em> (the partition is paused
+ * at the consumer), with hysteresis: a fetching lane is paused once {@code highWater} records are
+ * pending, and a paused one fetches again once no more than {@code lowWater} are ({@link
+ * #wantsRecords}, asked by the poll thread after each poll, decides and remembers). A lane holds
+ * therefore fewer than {@code highWater} records plus one poll's ({@code max.poll.records}), in
+ * whatever state, and a WAITING partition is fetched no further than that past its failing record
+ * while the other partitions go on. The worker keeps the lane fed without waiting for the poll
+ * thread's next poll time-out: the record whose FINISHED report brings a paused lane down to {@code
+ * lowWater} asks for a <em>refill</em> (once per pause), which the source turns into a wake-up of
+ * the poll thread, and the poll thread adds records to a RUNNING lane while its worker runs.
  * Nothing is sought back: the records behind a failing one stay pending here, and after a hand-over
  * the next owner fetches from the committed offset.
+ *
+ * <pre>
+ *   fetching --wantsRecords (stopping, or pending &gt;= highWater)------&gt; paused
+ *   paused   --report FINISHED (pending falls to lowWater)------------&gt; paused, refill asked
+ *   paused   --wantsRecords (not stopping, pending &lt;= lowWater)------&gt; fetching
+ * </pre>
  *
  * <h2>Transitions</h2>
  *
@@ -62,10 +74,10 @@ import org.apache.kafka.common.TopicPartition;
  * periodically, and synchronously before the partition is handed over ({@link #stop} then {@link
  * #awaitIdle} lets the running record finish, bounded by the close time-out).
  *
- * <p>Threads: the poll thread calls {@link #add}, {@link #startIfDue}, {@link #stop}, {@link
- * #awaitIdle} and the commit methods; the lane's worker calls {@link #next}, {@link #report},
- * {@link #owesDeadLetter} and {@link #abandon}. Every method holds the lane's monitor, never while
- * a listener runs.
+ * <p>Threads: the poll thread calls {@link #add}, {@link #wantsRecords}, {@link #startIfDue},
+ * {@link #stop}, {@link #awaitIdle} and the commit methods; the lane's worker calls {@link #next},
+ * {@link #report}, {@link #owesDeadLetter} and {@link #abandon}. Every method holds the lane's
+ * monitor, never while a listener runs nor while the refill is asked for.
  */
 final class PartitionLane {
 
@@ -90,6 +102,9 @@ final class PartitionLane {
   record Attempt(ConsumerRecord<String, byte[]> record, int failures, String lastFailure) {}
 
   private final TopicPartition partition;
+  private final int highWater;
+  private final int lowWater;
+  private final Runnable refill;
   private final ArrayDeque<ConsumerRecord<String, byte[]>> pending = new ArrayDeque<>();
   private State state = State.IDLE;
   private long dueAt;
@@ -98,9 +113,27 @@ final class PartitionLane {
   private long committable = -1;
   private long committed = -1;
   private boolean stopping;
+  private boolean paused;
+  private boolean refillAsked;
 
+  /** A lane paused while any record is pending, fetching again once it is empty; no refill. */
   PartitionLane(TopicPartition partition) {
+    this(partition, 1, 0, () -> {});
+  }
+
+  /**
+   * A lane paused once {@code highWater} records are pending and fetching again at {@code
+   * lowWater}, which runs {@code refill} (outside the lane's monitor, on the worker) when it falls
+   * to {@code lowWater} while paused.
+   */
+  PartitionLane(TopicPartition partition, int highWater, int lowWater, Runnable refill) {
+    if (highWater < 1 || lowWater < 0 || lowWater >= highWater) {
+      throw new IllegalArgumentException("need 0 <= lowWater < highWater");
+    }
     this.partition = partition;
+    this.highWater = highWater;
+    this.lowWater = lowWater;
+    this.refill = refill;
   }
 
   TopicPartition partition() {
@@ -114,9 +147,18 @@ final class PartitionLane {
     }
   }
 
-  /** Whether the partition may be fetched: nothing of it is pending. */
+  /**
+   * Poll thread: whether the partition is to be fetched (resumed at the consumer) from now on, or
+   * paused; the lane remembers the answer. Paused once {@code highWater} records are pending (or
+   * stopping), fetching again once no more than {@code lowWater} are.
+   */
   synchronized boolean wantsRecords() {
-    return !stopping && pending.isEmpty();
+    boolean wants = !stopping && pending.size() < (paused ? lowWater + 1 : highWater);
+    if (wants == paused) {
+      paused = !wants;
+      refillAsked = false;
+    }
+    return wants;
   }
 
   /**
@@ -157,17 +199,29 @@ final class PartitionLane {
    * Worker: what became of {@code attempt}. For FAILED and DEFERRED, {@code delayNanos} is the wait
    * before the record is tried again (the back-off) and {@code reason} the failure.
    */
-  synchronized void report(
+  void report(Attempt attempt, Report report, long now, long delayNanos, String reason) {
+    if (settle(attempt, report, now, delayNanos, reason)) {
+      refill.run();
+    }
+  }
+
+  /** {@link #report} under the monitor; {@code true} when the refill is to be asked for. */
+  private synchronized boolean settle(
       Attempt attempt, Report report, long now, long delayNanos, String reason) {
     if (state != State.RUNNING || pending.peekFirst() != attempt.record()) {
-      return; // given up on by awaitIdle: the partition is someone else's now
+      return false; // given up on by awaitIdle: the partition is someone else's now
     }
+    boolean askRefill = false;
     switch (report) {
       case FINISHED -> {
         pending.removeFirst();
         committable = attempt.record().offset() + 1;
         failures = 0;
         lastFailure = null;
+        if (paused && !stopping && !refillAsked && pending.size() <= lowWater) {
+          refillAsked = true;
+          askRefill = true;
+        }
       }
       case FAILED, DEFERRED -> {
         if (report == Report.FAILED) {
@@ -181,6 +235,7 @@ final class PartitionLane {
       }
     }
     notifyAll();
+    return askRefill;
   }
 
   /**
@@ -250,6 +305,13 @@ final class PartitionLane {
 
   @Override
   public synchronized String toString() {
-    return "PartitionLane[" + partition + ", " + state + ", pending=" + pending.size() + "]";
+    return "PartitionLane["
+        + partition
+        + ", "
+        + state
+        + (paused ? ", paused" : "")
+        + ", pending="
+        + pending.size()
+        + "]";
   }
 }

@@ -35,10 +35,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -467,17 +471,74 @@ final class KafkaSourceTest {
   // ---------------------------------------------------------------- rebalances
 
   @Test
+  void partitionsFetchedAheadOfTheirWorkers_runInOrderOnceEach_andCommitToTheEnd()
+      throws Exception {
+    int perPartition = 60;
+    for (int i = 0; i < perPartition; i++) {
+      for (int p = 0; p < 3; p++) {
+        send(p, "p" + p + "-" + i);
+      }
+    }
+    List<String> order = new CopyOnWriteArrayList<>();
+    Map<String, AtomicInteger> finished = new ConcurrentHashMap<>();
+    AtomicInteger attemptsOfBad = new AtomicInteger();
+    // Low water marks: every partition is paused, drained and refilled many times over.
+    WebhookConsumer one =
+        member(
+            source().maxAttempts(1000).laneWaterMarks(4, 2).build(),
+            event -> {
+              if (event.id().equals("p0-10") && attemptsOfBad.incrementAndGet() <= 2) {
+                throw new IllegalStateException("not yet");
+              }
+              order.add(event.id());
+              finished.computeIfAbsent(event.id(), k -> new AtomicInteger()).incrementAndGet();
+            });
+
+    await("every event finished", () -> finished.size() == 3 * perPartition);
+    one.close();
+
+    for (int p = 0; p < 3; p++) {
+      String prefix = "p" + p + "-";
+      List<String> expected = new ArrayList<>();
+      for (int i = 0; i < perPartition; i++) {
+        expected.add(prefix + i);
+      }
+      assertThat(order.stream().filter(id -> id.startsWith(prefix)).toList())
+          .as("partition %d in offset order", p)
+          .containsExactlyElementsOf(expected);
+    }
+    assertThat(finished.values()).allSatisfy(n -> assertThat(n.get()).isEqualTo(1));
+    assertThat(attemptsOfBad).hasValue(3);
+    Properties admin = new Properties();
+    admin.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
+    try (Admin a = Admin.create(admin)) {
+      Map<TopicPartition, OffsetAndMetadata> committed =
+          a.listConsumerGroupOffsets(group)
+              .partitionsToOffsetAndMetadata()
+              .get(30, TimeUnit.SECONDS);
+      for (int p = 0; p < 3; p++) {
+        assertThat(committed.get(new TopicPartition(topic, p)).offset())
+            .as("partition %d committed past its last record at close", p)
+            .isEqualTo(perPartition);
+      }
+    } finally {
+      broker.deleteGroup(group);
+    }
+  }
+
+  @Test
   void secondMemberJoinsMidStream_everyEventFinishedExactlyOnce() throws Exception {
     int count = 300;
     Map<String, AtomicInteger> finished = new ConcurrentHashMap<>();
     Map<String, String> by = new ConcurrentHashMap<>();
     WebhookListener listener1 = finishing(finished, by, "one");
-    member(source().build(), listener1);
+    // Low water marks: partitions paused and refilled (the poll thread woken) across the hand-over.
+    member(source().laneWaterMarks(4, 2).build(), listener1);
     for (int i = 0; i < count / 2; i++) {
       send(i % 3, "e" + i);
     }
     await("the first member is under way", () -> finished.size() >= 30);
-    member(source().build(), finishing(finished, by, "two"));
+    member(source().laneWaterMarks(4, 2).build(), finishing(finished, by, "two"));
     for (int i = count / 2; i < count; i++) {
       send(i % 3, "e" + i);
     }
@@ -511,6 +572,7 @@ final class KafkaSourceTest {
             .deduplicator(shared)
             .claimLease(Duration.ofSeconds(2))
             .commitInterval(Duration.ofMinutes(5)) // it dies with finished records uncommitted
+            .laneWaterMarks(4, 2)
             .build();
     member(doomed, finishing(finished, by, "doomed"));
     for (int i = 0; i < count / 2; i++) {
@@ -524,6 +586,7 @@ final class KafkaSourceTest {
             .deduplicator(shared)
             .claimLease(Duration.ofSeconds(2))
             .meterRegistry(second)
+            .laneWaterMarks(4, 2)
             .build(),
         finishing(finished, by, "survivor"));
     for (int i = count / 2; i < count; i++) {

@@ -1,13 +1,16 @@
 package io.servicehooks.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.servicehooks.kafka.PartitionLane.Attempt;
 import io.servicehooks.kafka.PartitionLane.Report;
 import io.servicehooks.kafka.PartitionLane.State;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
@@ -113,5 +116,92 @@ final class PartitionLaneTest {
     assertThat(lane.awaitIdle(System.nanoTime())).isFalse();
     lane.report(running, Report.FINISHED, 0, 0, null);
     assertThat(lane.committable()).as("finished after the hand-over: not ours").isEqualTo(-1);
+  }
+
+  @Test
+  void fetchesAheadToTheHighWaterMark_andAsksForOneRefillWhenItDrainsToTheLowOne() {
+    AtomicInteger refills = new AtomicInteger();
+    PartitionLane lane = new PartitionLane(TP, 4, 2, refills::incrementAndGet);
+    lane.add(records(0, 1, 2));
+    assertThat(lane.wantsRecords()).as("below the high-water mark: fetched on").isTrue();
+    assertThat(lane.startIfDue(0)).isTrue();
+    lane.add(records(3, 4)); // polled while the worker runs
+    assertThat(lane.wantsRecords()).as("at the high-water mark: paused").isFalse();
+
+    lane.report(lane.next(), Report.FINISHED, 0, 0, null); // 4 pending
+    lane.report(lane.next(), Report.FINISHED, 0, 0, null); // 3 pending
+    assertThat(lane.wantsRecords()).as("paused down to the low-water mark").isFalse();
+    assertThat(refills).hasValue(0);
+    lane.report(lane.next(), Report.FINISHED, 0, 0, null); // 2 pending
+    assertThat(refills).as("drained to the low-water mark while paused").hasValue(1);
+    lane.report(lane.next(), Report.FINISHED, 0, 0, null); // 1 pending
+    assertThat(refills).as("once per pause").hasValue(1);
+    assertThat(lane.wantsRecords()).as("fetched again").isTrue();
+
+    lane.add(records(5, 6, 7)); // the refill arrives while the worker still runs: 4 pending
+    assertThat(lane.state()).isEqualTo(State.RUNNING);
+    assertThat(lane.wantsRecords()).isFalse();
+    List<Long> ran = new ArrayList<>();
+    Attempt a;
+    while ((a = lane.next()) != null) {
+      ran.add(a.record().offset());
+      lane.report(a, Report.FINISHED, 0, 0, null);
+    }
+    assertThat(ran).as("in order, one worker run").containsExactly(4L, 5L, 6L, 7L);
+    assertThat(refills).as("a second pause, a second refill").hasValue(2);
+    assertThat(lane.state()).isEqualTo(State.IDLE);
+    assertThat(lane.committable()).isEqualTo(8);
+    assertThat(lane.wantsRecords()).isTrue();
+  }
+
+  @Test
+  void waitingLane_isFetchedNoFurtherThanTheHighWaterMark_andAsksNoRefillUntilItRuns() {
+    AtomicInteger refills = new AtomicInteger();
+    PartitionLane lane = new PartitionLane(TP, 3, 1, refills::incrementAndGet);
+    lane.add(records(0, 1));
+    lane.startIfDue(0);
+    lane.report(lane.next(), Report.FAILED, 0, 2 * SECOND, "boom");
+    assertThat(lane.state()).isEqualTo(State.WAITING);
+    assertThat(lane.wantsRecords()).as("two pending, below the mark").isTrue();
+    lane.add(records(2));
+    assertThat(lane.wantsRecords()).as("three pending behind a failing record: paused").isFalse();
+    assertThat(lane.startIfDue(SECOND)).isFalse();
+    assertThat(lane.wantsRecords()).isFalse();
+    assertThat(refills).hasValue(0);
+
+    assertThat(lane.startIfDue(2 * SECOND)).isTrue();
+    Attempt again = lane.next();
+    assertThat(again.record().offset()).isEqualTo(0);
+    assertThat(again.failures()).isEqualTo(1);
+    lane.report(again, Report.FINISHED, 2 * SECOND, 0, null);
+    assertThat(refills).hasValue(0);
+    lane.report(lane.next(), Report.FINISHED, 2 * SECOND, 0, null);
+    assertThat(refills).as("down to the low-water mark").hasValue(1);
+    assertThat(lane.committable()).isEqualTo(2);
+  }
+
+  @Test
+  void stoppedLane_isPaused_andAsksNoRefill() {
+    AtomicInteger refills = new AtomicInteger();
+    PartitionLane lane = new PartitionLane(TP, 2, 0, refills::incrementAndGet);
+    lane.add(records(0, 1));
+    assertThat(lane.wantsRecords()).isFalse();
+    lane.startIfDue(0);
+    Attempt running = lane.next();
+    lane.stop();
+    lane.report(running, Report.FINISHED, 0, 0, null);
+    assertThat(lane.next()).isNull();
+    assertThat(lane.state()).isEqualTo(State.STOPPED);
+    assertThat(lane.wantsRecords()).isFalse();
+    assertThat(refills).hasValue(0);
+    assertThat(lane.committable()).isEqualTo(1);
+  }
+
+  @Test
+  void waterMarks_mustLeaveRoomBetweenThem() {
+    assertThatThrownBy(() -> new PartitionLane(TP, 2, 2, () -> {}))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new PartitionLane(TP, 0, 0, () -> {}))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 }
