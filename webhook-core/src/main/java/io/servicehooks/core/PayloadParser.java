@@ -167,9 +167,8 @@ final class PayloadParser {
     }
 
     /**
-     * The filter as {@link #slice} keeps it, reading its {@code user_id} on the way as {@link
-     * WebhookEvent#forUserId()} would from the tree (the last one wins; {@code null} gives none, a
-     * container ""), or leaving {@link #filterUserId} null where only the tree can tell.
+     * The filter as {@link #slice} keeps it, reading its {@code user_id} on the way with {@link
+     * WebhookEvent#userIdIn}, or leaving {@link #filterUserId} null where only the tree can tell.
      */
     private LazyJson filter(JsonParser p, byte[] body) throws IOException {
       filterUserId = null;
@@ -177,29 +176,8 @@ final class PayloadParser {
         return slice(p, body);
       }
       int start = (int) p.currentTokenLocation().getByteOffset();
-      String userId = WebhookEvent.NO_USER;
-      boolean known = true;
-      while (p.nextToken() == JsonToken.FIELD_NAME) {
-        boolean wanted = p.currentName().equals("user_id");
-        JsonToken value = p.nextToken();
-        if (!wanted) {
-          p.skipChildren();
-        } else if (value == JsonToken.VALUE_STRING
-            || value == JsonToken.VALUE_NUMBER_INT
-            || value == JsonToken.VALUE_TRUE
-            || value == JsonToken.VALUE_FALSE) {
-          userId = p.getValueAsString();
-        } else if (value == JsonToken.VALUE_NULL) {
-          userId = WebhookEvent.NO_USER;
-        } else if (value == JsonToken.VALUE_NUMBER_FLOAT) {
-          known = false; // the tree writes a float its own way ("1.0" for 1.00)
-        } else {
-          p.skipChildren();
-          userId = "";
-        }
-      }
+      filterUserId = WebhookEvent.userIdIn(p);
       int end = (int) p.currentLocation().getByteOffset();
-      filterUserId = known ? userId : null;
       return new LazyJson(mapper, body, start, end - start);
     }
 

@@ -150,30 +150,45 @@ public final class WebhookEvent {
       if (p.nextToken() != JsonToken.START_OBJECT) {
         return NO_USER;
       }
-      String found = NO_USER; // the last user_id wins, as in the tree
-      while (p.nextToken() == JsonToken.FIELD_NAME) {
-        boolean wanted = p.currentName().equals("user_id");
-        JsonToken value = p.nextToken();
-        if (!wanted) {
-          p.skipChildren();
-        } else if (value == JsonToken.VALUE_STRING
-            || value == JsonToken.VALUE_NUMBER_INT
-            || value == JsonToken.VALUE_TRUE
-            || value == JsonToken.VALUE_FALSE) {
-          found = p.getValueAsString();
-        } else if (value == JsonToken.VALUE_NULL) {
-          found = NO_USER;
-        } else if (value == JsonToken.VALUE_NUMBER_FLOAT) {
-          return treeUserId(filter); // the tree writes a float its own way ("1.0" for 1.00)
-        } else {
-          p.skipChildren(); // asText() of an object or array is ""
-          found = "";
-        }
-      }
-      return found;
+      String read = userIdIn(p);
+      return read != null ? read : treeUserId(filter);
     } catch (IOException | RuntimeException e) {
       return treeUserId(filter); // fails as the tree read always did
     }
+  }
+
+  /**
+   * Reads the object the parser is at (its START_OBJECT already read) to its END_OBJECT and gives
+   * its {@code user_id} as {@link JsonNode#asText()} would: the last one wins, {@code null} or none
+   * is {@link #NO_USER}, an object or array "". Returns null when only the tree can tell: a float,
+   * which the tree writes its own way ("1.0" for 1.00). The envelope's scan calls it too.
+   */
+  static String userIdIn(JsonParser p) throws IOException {
+    String found = NO_USER;
+    boolean known = true;
+    while (p.nextToken() == JsonToken.FIELD_NAME) {
+      boolean wanted = p.currentName().equals("user_id");
+      JsonToken value = p.nextToken();
+      if (!wanted) {
+        p.skipChildren();
+      } else if (value == JsonToken.VALUE_STRING
+          || value == JsonToken.VALUE_NUMBER_INT
+          || value == JsonToken.VALUE_TRUE
+          || value == JsonToken.VALUE_FALSE) {
+        found = p.getValueAsString();
+        known = true;
+      } else if (value == JsonToken.VALUE_NULL) {
+        found = NO_USER;
+        known = true;
+      } else if (value == JsonToken.VALUE_NUMBER_FLOAT) {
+        known = false;
+      } else {
+        p.skipChildren();
+        found = "";
+        known = true;
+      }
+    }
+    return known ? found : null;
   }
 
   private static String treeUserId(LazyJson filter) {
