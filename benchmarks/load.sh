@@ -75,6 +75,23 @@
 #   WORKLOADS=new CONNECTIONS=64 CRC_SERVERS= WARMUP=20 DURATION=10 ROUNDS=3
 #   JVM_FLAGS="-Xms256m -Xmx256m" WARM_POOL=600000 MEASURE_POOL=600000 (each still overridable).
 #
+# PRESET=durable: the durable pair as an outside harness measures it (issue 35): SERVERS="b-durable
+#   d-worker-durable" WORKLOADS=new CONNECTIONS=64 CRC_SERVERS= WARMUP=20 DURATION=10 ROUNDS=3
+#   JVM_FLAGS= (empty: the JVM picks GC and heap itself, as `java -jar` does) FRESH_DATABASE=1
+#   CHECKPOINT=0 WARM_POOL=600000 MEASURE_POOL=600000 (each still overridable).
+#
+# Durable cells (b-durable, d-durable, d-worker-durable) in every preset:
+#   FRESH_DATABASE=1  each server run gets a database of its own (CREATE DATABASE bench_<stamp>_<n>
+#                     on BENCH_DATABASE_URL's server, DROP DATABASE ... WITH (FORCE) after it)
+#                     instead of a fresh schema in BENCH_DATABASE_URL's database (0, the default)
+#   CHECKPOINT=1      (the default) CHECKPOINT between warm-up and measured run; 0: none
+#   and each cell's .pg.txt log holds PostgreSQL's counters (BenchDatabase pgstat: checkpoints,
+#   WAL records / full-page images / bytes / syncs, the cell database's commits and rows) before
+#   and after the measured run and their difference per request.
+# RATIO="NUM/DEN" (default d-worker-durable/b-durable when both run): the per-round ratio of NUM's
+#   req/s to DEN's, printed after each round and appended to the report.
+# GC_LOG=1: each JVM server also writes -Xlog:gc to its cell's .gc.log (the GC it chose, every pause).
+#
 # Every cell also reports CPU per request: the server's utime+stime from /proc/<pid>/stat, read when
 # wrk has loaded its records (load.lua writes a marker) and again when wrk ends, divided by the
 # requests wrk completed; and the same for the store (every redis-server process for the Redis
@@ -102,8 +119,22 @@ elif [ "${PRESET:-}" = kafka ]; then
   JVM_FLAGS=${JVM_FLAGS:-"-Xms256m -Xmx256m"}
   WARM_POOL=${WARM_POOL:-600000}
   MEASURE_POOL=${MEASURE_POOL:-600000}
+elif [ "${PRESET:-}" = durable ]; then
+  # The durable pair as an outside harness measures it: the JVM's own defaults (JVM_FLAGS empty),
+  # each server run on a database of its own, no CHECKPOINT before the measured run.
+  SERVERS=${SERVERS:-"b-durable d-worker-durable"}
+  WORKLOADS=${WORKLOADS:-new}
+  CONNECTIONS=${CONNECTIONS:-64}
+  CRC_SERVERS=${CRC_SERVERS:-}
+  WARMUP=${WARMUP:-20}
+  DURATION=${DURATION:-10}
+  JVM_FLAGS=${JVM_FLAGS-}
+  WARM_POOL=${WARM_POOL:-600000}
+  MEASURE_POOL=${MEASURE_POOL:-600000}
+  FRESH_DATABASE=${FRESH_DATABASE:-1}
+  CHECKPOINT=${CHECKPOINT:-0}
 elif [ -n "${PRESET:-}" ]; then
-  echo "[load] unknown PRESET=$PRESET (known: stores, kafka)" >&2
+  echo "[load] unknown PRESET=$PRESET (known: stores, kafka, durable)" >&2
   exit 2
 fi
 
@@ -122,7 +153,12 @@ PORT=${PORT:-18080}
 SERVER_CPU=${SERVER_CPU:-0}
 LOAD_CPU=${LOAD_CPU:-1}
 # The same for every server. GC set explicitly: a JVM pinned to one core would pick SerialGC.
-JVM_FLAGS=${JVM_FLAGS:-"-XX:+UseParallelGC -Xms1g -Xmx1g -XX:+AlwaysPreTouch"}
+# Set but empty (JVM_FLAGS=): no flags, the JVM's own choice.
+JVM_FLAGS=${JVM_FLAGS-"-XX:+UseParallelGC -Xms1g -Xmx1g -XX:+AlwaysPreTouch"}
+FRESH_DATABASE=${FRESH_DATABASE:-0}
+CHECKPOINT=${CHECKPOINT:-1}
+GC_LOG=${GC_LOG:-0}
+RATIO=${RATIO:-}
 WARM_POOL=${WARM_POOL:-300000}
 MEASURE_POOL=${MEASURE_POOL:-1500000}
 SKIP_BUILD=${SKIP_BUILD:-0}
@@ -191,6 +227,11 @@ for s in $SERVERS; do
   SERVERS_RUN="$SERVERS_RUN $s"
 done
 
+if [ -z "$RATIO" ] && [[ " $SERVERS_RUN " == *" d-worker-durable "* && " $SERVERS_RUN " == *" b-durable "* ]]; then
+  RATIO=d-worker-durable/b-durable
+fi
+RATIOS=$LOGS/ratios.md
+
 # d-redis: the prefix of the cell being measured; its keys are deleted when the cell ends.
 REDIS_PREFIX_NOW=""
 drop_redis_keys() {
@@ -255,7 +296,31 @@ drop_topic() {
 
 SERVER_PID=""
 SCHEMA="" # the durable servers' schema of the current cell
+CELL_DB=""  # FRESH_DATABASE=1: the current cell's database
+CELL_DATABASE_URL=$BENCH_DATABASE_URL
+CELLS_STARTED=0
+bench_database() {
+  DATABASE_URL=$BENCH_DATABASE_URL taskset -c "$LOAD_CPU" java -Xmx64m -XX:TieredStopAtLevel=1 -cp "$BENCH_JAR" \
+    io.servicehooks.benchmarks.BenchDatabase "$@"
+}
+# new_durable_store: a fresh schema for the next durable cell, in a fresh database with FRESH_DATABASE=1.
+new_durable_store() {
+  SCHEMA=bench_$(date +%s%N)
+  CELL_DATABASE_URL=$BENCH_DATABASE_URL
+  if [ "$FRESH_DATABASE" = 1 ]; then
+    CELLS_STARTED=$((CELLS_STARTED + 1))
+    CELL_DB=bench_${STAMP,,}_$CELLS_STARTED
+    bench_database create-db "$CELL_DB" >&2
+    local base=${BENCH_DATABASE_URL%%\?*}
+    CELL_DATABASE_URL=${base%/*}/$CELL_DB${BENCH_DATABASE_URL#"$base"}
+  fi
+}
 drop_schema() {
+  if [ -n "$CELL_DB" ]; then
+    bench_database drop-db "$CELL_DB" >&2 || say "could not drop database $CELL_DB"
+    CELL_DB=""
+    SCHEMA=""
+  fi
   if [ -n "$SCHEMA" ]; then
     DATABASE_URL=$BENCH_DATABASE_URL java -cp "$BENCH_JAR" io.servicehooks.benchmarks.BenchDatabase drop "$SCHEMA" >&2 || true
   fi
@@ -290,6 +355,7 @@ start_server() {
   local -a cmd
   # shellcheck disable=SC2206
   local -a jvm=($JVM_FLAGS)
+  [ "$GC_LOG" = 1 ] && jvm+=("-Xlog:gc:file=${log%.server.log}.gc.log")
   case $base in
     a | b)
       local main=RawServer
@@ -311,14 +377,14 @@ start_server() {
       envs+=("LISTENER_MODE=worker" "NOOP_LISTENER=true" "IO_THREADS=${io:-0}" "WORKER_THREADS=${workers:-0}")
       cmd=(java "${jvm[@]}" -cp "$BENCH_JAR" io.servicehooks.benchmarks.TunedConsumer) ;;
     b-durable)
-      SCHEMA=bench_$(date +%s%N)
-      envs+=("IO_THREADS=$io" "WORKER_THREADS=$workers" "DATABASE_URL=$BENCH_DATABASE_URL" "DATABASE_SCHEMA=$SCHEMA" "POOL_SIZE=$POOL_SIZE")
+      new_durable_store
+      envs+=("IO_THREADS=$io" "WORKER_THREADS=$workers" "DATABASE_URL=$CELL_DATABASE_URL" "DATABASE_SCHEMA=$SCHEMA" "POOL_SIZE=$POOL_SIZE")
       cmd=(java "${jvm[@]}" -cp "$BENCH_JAR" io.servicehooks.benchmarks.DurableBaselineServer) ;;
     d-durable)
       # The consumer with DATABASE_URL, as the jar reads it, and one no-op listener (run by the
       # inbox's workers, WORKER_THREADS of them).
-      SCHEMA=bench_$(date +%s%N)
-      envs+=("LISTENER_MODE=worker" "NOOP_LISTENER=true" "IO_THREADS=${io:-0}" "WORKER_THREADS=${workers:-0}" "DATABASE_URL=$BENCH_DATABASE_URL" "DATABASE_SCHEMA=$SCHEMA")
+      new_durable_store
+      envs+=("LISTENER_MODE=worker" "NOOP_LISTENER=true" "IO_THREADS=${io:-0}" "WORKER_THREADS=${workers:-0}" "DATABASE_URL=$CELL_DATABASE_URL" "DATABASE_SCHEMA=$SCHEMA")
       cmd=(java "${jvm[@]}" -cp "$BENCH_JAR" io.servicehooks.benchmarks.TunedConsumer) ;;
     d-worker-redis | d-worker-redis-prev | d-worker-durable)
       # d-worker exactly (the jar as shipped, no listener), with its store.
@@ -329,8 +395,8 @@ start_server() {
         REDIS_PREFIX_NOW="servicehooks-bench:$STAMP:$(basename "$log" .server.log)"
         envs+=("REDIS_URL=$BENCH_REDIS_URL" "REDIS_PREFIX=$REDIS_PREFIX_NOW")
       else
-        SCHEMA=bench_$(date +%s%N)
-        envs+=("DATABASE_URL=$BENCH_DATABASE_URL" "DATABASE_SCHEMA=$SCHEMA")
+        new_durable_store
+        envs+=("DATABASE_URL=$CELL_DATABASE_URL" "DATABASE_SCHEMA=$SCHEMA")
       fi
       local jar=$CONSUMER_JAR
       [ "$base" = d-worker-redis-prev ] && jar=$PREV_CONSUMER_JAR
@@ -415,14 +481,14 @@ run_wrk() {
 # rows and the age of the oldest not yet done (read directly). One JVM for the whole cell, started
 # before the warm-up: a JVM per sample would take CPU from the server measured.
 watch_inbox() {
-  exec env DATABASE_URL="$BENCH_DATABASE_URL" taskset -c "$LOAD_CPU" java -Xmx64m -XX:TieredStopAtLevel=1 -cp "$BENCH_JAR" \
+  exec env DATABASE_URL="$CELL_DATABASE_URL" taskset -c "$LOAD_CPU" java -Xmx64m -XX:TieredStopAtLevel=1 -cp "$BENCH_JAR" \
     io.servicehooks.benchmarks.BenchDatabase watch "$1" 5 >>"$2" 2>&1
 }
 # sample_inbox_once SCHEMA FILE LABEL: one more line, and the consumer's gauges from /metrics
 # (refreshed every 15 s), after the measured run.
 sample_inbox_once() {
   local db gauges
-  db=$(DATABASE_URL=$BENCH_DATABASE_URL timeout 8 java -cp "$BENCH_JAR" io.servicehooks.benchmarks.BenchDatabase inbox "$1" 2>&1 | tail -1)
+  db=$(DATABASE_URL=$CELL_DATABASE_URL timeout 8 java -cp "$BENCH_JAR" io.servicehooks.benchmarks.BenchDatabase inbox "$1" 2>&1 | tail -1)
   gauges=$(curl -s --max-time 2 "http://127.0.0.1:$PORT/metrics" | grep -E '^webhook_inbox_(pending|lag_seconds)' | sed 's/{[^}]*}//' | tr '\n' ' ')
   echo "$(date -u +%T) $3 $db gauges: $gauges" >>"$2"
 }
@@ -450,6 +516,21 @@ store_pids() {
 }
 # per_request TICKS REQUESTS: microseconds of CPU per request, one decimal.
 per_request() { awk -v t="$1" -v n="$2" -v hz="$CLK_TCK" 'BEGIN { if (n > 0) printf "%.1f", t * 1e6 / hz / n; else print "nan" }'; }
+# pg_delta BEFORE AFTER REQUESTS: BenchDatabase pgstat's counters, the checkpoints as differences,
+# the rest per request.
+pg_delta() {
+  awk -v a="$1" -v b="$2" -v n="$3" 'BEGIN {
+    split(a, x, " "); split(b, y, " ")
+    for (i in x) { split(x[i], kv, "="); v0[kv[1]] = kv[2] }
+    out = ""
+    for (i = 1; i in y; i++) {
+      split(y[i], kv, "="); d = kv[2] - v0[kv[1]]
+      if (kv[1] ~ /^ckpt/) out = out sprintf("%s=%d ", kv[1], d)
+      else if (n > 0) out = out sprintf("%s=%.3g ", kv[1], d / n)
+    }
+    print out
+  }'
+}
 
 # ---- header --------------------------------------------------------------------------------------
 CPU_MODEL=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
@@ -467,6 +548,7 @@ HEADER=(
   "records $WARM_POOL.. (up to $MEASURE_POOL distinct pre-signed 1.5 KB deliveries, so no request repeats within a measured run"
   "unless 'pool wrapped' says so). Rounds: $ROUNDS, servers alternating within each round; medians reported."
   "CPU per request: the server's utime+stime (/proc/<pid>/stat) from the moment wrk has loaded its records to its end, over the requests wrk completed; store CPU the same for every redis-server (Redis cells) or postgres (durable cells) process, shared with whatever else uses them; for the Kafka cells, the run's broker."
+  "Durable cells: $(if [ "$FRESH_DATABASE" = 1 ]; then echo "a fresh database per server run (CREATE DATABASE, dropped after)"; else echo "a fresh schema per server run in the database of BENCH_DATABASE_URL"; fi); $(if [ "$CHECKPOINT" = 1 ]; then echo "CHECKPOINT before each measured run"; else echo "no CHECKPOINT before the measured run"; fi); HikariCP pool of b-durable: $POOL_SIZE."
   "Run: \`PRESET=${PRESET:-} ROUNDS=$ROUNDS WARMUP=$WARMUP DURATION=$DURATION CONNECTIONS=\"$CONNECTIONS\" WORKLOADS=\"$WORKLOADS\" SERVERS=\"$SERVERS\" CRC_SERVERS=\"$CRC_SERVERS\" DUP_SERVERS=\"$DUP_SERVERS\" benchmarks/load.sh\`"
 )
 
@@ -488,13 +570,16 @@ for round in $(seq 1 "$ROUNDS"); do
           sampler=$!
         fi
         run_wrk "$workload" "$conns" "$WARMUP" 0 "$WARM_POOL" "$LOGS/$tag.warmup.txt" >/dev/null
-        if [[ " b-durable d-durable d-worker-durable " == *" ${server%%@*} "* ]]; then
+        durable=0
+        [[ " b-durable d-durable d-worker-durable " == *" ${server%%@*} "* ]] && durable=1
+        if [ "$durable" = 1 ] && [ "$CHECKPOINT" = 1 ]; then
           # A checkpoint between the warm-up and the measured run: each durable cell is measured
           # from the same state of PostgreSQL's WAL, not during a checkpoint the WAL of the cells
           # before it set off (max_wal_size; seen as a dip in whichever cell it hit).
-          DATABASE_URL=$BENCH_DATABASE_URL taskset -c "$LOAD_CPU" java -Xmx64m -XX:TieredStopAtLevel=1 -cp "$BENCH_JAR" \
-            io.servicehooks.benchmarks.BenchDatabase checkpoint >&2 || say "CHECKPOINT failed; measuring anyway"
+          bench_database checkpoint >&2 || say "CHECKPOINT failed; measuring anyway"
         fi
+        pg0=""
+        [ "$durable" = 1 ] && pg0=$(bench_database pgstat "${CELL_DB:-none}" 2>&1 | tail -1)
         echo "$(date -u +%T) measured run starts" >>"$LOGS/$tag.inbox.txt"
         marker=$LOGS/$tag.loaded
         rm -f "$marker"
@@ -514,6 +599,11 @@ for round in $(seq 1 "$ROUNDS"); do
         loadavg=$(cut -d' ' -f1 /proc/loadavg)
         line=$(cat "$LOGS/$tag.result")
         requests=$(field requests "$line")
+        if [ -n "$pg0" ]; then
+          pg1=$(bench_database pgstat "${CELL_DB:-none}" 2>&1 | tail -1)
+          { echo "before $pg0"; echo "after  $pg1"; echo "per request (requests=$requests): $(pg_delta "$pg0" "$pg1" "$requests")"; } >"$LOGS/$tag.pg.txt"
+          say "PostgreSQL during $tag: $(pg_delta "$pg0" "$pg1" "$requests")"
+        fi
         cpu_us=$(per_request $((cpu1 - cpu0)) "$requests")
         store_cpu_us=nan
         [ "${#spids[@]}" -gt 0 ] && store_cpu_us=$(per_request $((scpu1 - scpu0)) "$requests")
@@ -530,9 +620,28 @@ for round in $(seq 1 "$ROUNDS"); do
           "$(field errors "$line")" "$(field wrapped "$line")" "$cpu_us" "$store_cpu_us" "$loadavg" >>"$RAW"
         say "round $round $workload c=$conns $server: $(field rps "$line") req/s, $cpu_us us CPU/req (store $store_cpu_us), p50 $(field p50_us "$line") us, p99 $(field p99_us "$line") us, errors $(field errors "$line"), wrapped $(field wrapped "$line"), load $loadavg"
       done
+      if [ -n "$RATIO" ]; then
+        r=$(awk -F'\t' -v r="$round" -v w="$workload" -v c="$conns" -v num="${RATIO%%/*}" -v den="${RATIO#*/}" '
+          $1 == r && $3 == w && $4 == c && $2 == num { a = $5; ca = $10; la = $12 }
+          $1 == r && $3 == w && $4 == c && $2 == den { b = $5; cb = $10 }
+          END { if (a != "" && b > 0) printf "| %s | %s | %d | %.0f | %.0f | **%.2f** | %s / %s | %s |", r, w, c, a, b, a / b, ca, cb, la }' "$RAW")
+        if [ -n "$r" ]; then
+          echo "$r" >>"$RATIOS"
+          say "ratio $RATIO round $round: $r"
+        fi
+      fi
     done
   done
 done
 
-java -cp "$BENCH_JAR" io.servicehooks.benchmarks.LoadReport "$RAW" "${HEADER[@]}" "" "Raw: benchmarks/results/raw-$STAMP.tsv; wrk and server logs: benchmarks/target/load-logs/$STAMP/. Load average at end: $(cut -d' ' -f1-3 /proc/loadavg)." \
-  | tee "$RESULTS/latest.md"
+{
+  java -cp "$BENCH_JAR" io.servicehooks.benchmarks.LoadReport "$RAW" "${HEADER[@]}" "" "Raw: benchmarks/results/raw-$STAMP.tsv; wrk and server logs: benchmarks/target/load-logs/$STAMP/. Load average at end: $(cut -d' ' -f1-3 /proc/loadavg)."
+  if [ -s "$RATIOS" ]; then
+    echo
+    echo "Ratio $RATIO, round by round (the same run):"
+    echo
+    echo "| round | workload | conns | ${RATIO%%/*} req/s | ${RATIO#*/} req/s | ratio | server CPU µs/req | load |"
+    echo "|---:|---|---:|---:|---:|---:|---|---:|"
+    cat "$RATIOS"
+  fi
+} | tee "$RESULTS/latest.md"

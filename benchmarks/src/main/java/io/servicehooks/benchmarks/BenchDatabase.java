@@ -14,6 +14,10 @@ import java.util.Properties;
  * the gauges, which refresh every 15 s), {@code watch SCHEMA [SECONDS]} prints such a line every
  * SECONDS (default 5) until killed, {@code checkpoint} runs {@code CHECKPOINT} (a superuser's, or
  * {@code pg_checkpoint}'s) so the next measured run does not pay for the WAL of the runs before it.
+ * {@code create-db NAME} and {@code drop-db NAME} create and drop (forcing its sessions out) a
+ * database of the harness's own, for a cell run on a fresh database; {@code pgstat [NAME]} prints
+ * one line of PostgreSQL's cumulative counters ({@code pg_stat_bgwriter}, {@code pg_stat_wal}, and
+ * {@code pg_stat_database} of NAME) for load.sh to take the difference of around a measured run.
  * The URL is {@code DATABASE_URL}.
  */
 public final class BenchDatabase {
@@ -27,7 +31,7 @@ public final class BenchDatabase {
     Properties p = new Properties();
     p.setProperty("connectTimeout", "3");
     p.setProperty("loginTimeout", "3");
-    boolean checkpoint = args[0].equals("checkpoint");
+    boolean checkpoint = args[0].equals("checkpoint") || args[0].endsWith("-db");
     // A checkpoint writes every dirty buffer: seconds, not milliseconds.
     p.setProperty("socketTimeout", checkpoint || args[0].equals("drop") ? "70" : "8");
     String schema = args.length > 1 ? args[1] : "public";
@@ -50,6 +54,9 @@ public final class BenchDatabase {
                   + " pg_catalog.pg_constraint");
         }
         case "inbox" -> System.out.println(inbox(s, schema));
+        case "create-db" -> s.execute("CREATE DATABASE " + schema);
+        case "drop-db" -> s.execute("DROP DATABASE IF EXISTS " + schema + " WITH (FORCE)");
+        case "pgstat" -> System.out.println(pgstat(s, schema));
         case "watch" -> {
           // One JVM for the whole cell, a line every few seconds: starting a JVM per sample would
           // take CPU from the server being measured.
@@ -68,8 +75,53 @@ public final class BenchDatabase {
           }
         }
         default ->
-            throw new IllegalArgumentException("checkpoint, drop, inbox or watch, was " + args[0]);
+            throw new IllegalArgumentException(
+                "checkpoint, drop, inbox, watch, create-db, drop-db or pgstat, was " + args[0]);
       }
+    }
+  }
+
+  /**
+   * {@code key=value} pairs, all cumulative: checkpoints (timed, requested), buffers written by
+   * checkpoints and by backends, WAL records, full-page images, bytes, writes and syncs, and the
+   * database's commits, inserted/updated/deleted rows, and blocks read and hit.
+   */
+  private static String pgstat(Statement s, String database) throws SQLException {
+    try (ResultSet r =
+        s.executeQuery(
+            "SELECT b.checkpoints_timed, b.checkpoints_req, b.buffers_checkpoint,"
+                + " b.buffers_backend, b.buffers_backend_fsync, w.wal_records, w.wal_fpi,"
+                + " w.wal_bytes, w.wal_write, w.wal_sync, coalesce(d.xact_commit, 0),"
+                + " coalesce(d.tup_inserted, 0), coalesce(d.tup_updated, 0),"
+                + " coalesce(d.tup_deleted, 0), coalesce(d.blks_read, 0), coalesce(d.blks_hit, 0)"
+                + " FROM pg_stat_bgwriter b CROSS JOIN pg_stat_wal w LEFT JOIN pg_stat_database d"
+                + " ON d.datname = '"
+                + database
+                + "'")) {
+      r.next();
+      String[] names = {
+        "ckpt_timed",
+        "ckpt_req",
+        "buf_ckpt",
+        "buf_backend",
+        "backend_fsync",
+        "wal_records",
+        "wal_fpi",
+        "wal_bytes",
+        "wal_write",
+        "wal_sync",
+        "commits",
+        "ins",
+        "upd",
+        "del",
+        "blks_read",
+        "blks_hit"
+      };
+      StringBuilder out = new StringBuilder();
+      for (int i = 0; i < names.length; i++) {
+        out.append(i == 0 ? "" : " ").append(names[i]).append('=').append(r.getLong(i + 1));
+      }
+      return out.toString();
     }
   }
 
