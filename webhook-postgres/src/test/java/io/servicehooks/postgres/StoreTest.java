@@ -170,6 +170,45 @@ final class StoreTest {
   }
 
   @Test
+  void store_deliveryArrivingWithinTheWindow_joinsTheWritersGroup() throws Exception {
+    CountingDataSource counting = new CountingDataSource(pool);
+    inbox = builder(counting).writers(1).commitWindow(Duration.ofSeconds(1)).build();
+    int before = counting.transactions.get();
+
+    CompletableFuture<List<InboxOutcome>> first =
+        inbox.store(List.of(Events.post("w1"))).toCompletableFuture();
+    // The writer holds the first and sleeps through its window; the second arrives meanwhile.
+    Thread.sleep(200);
+    CompletableFuture<List<InboxOutcome>> second =
+        inbox.store(List.of(Events.post("w2"))).toCompletableFuture();
+
+    assertThat(first.get(10, TimeUnit.SECONDS)).containsExactly(InboxOutcome.STORED);
+    assertThat(second.get(10, TimeUnit.SECONDS)).containsExactly(InboxOutcome.STORED);
+    assertThat(counting.transactions.get() - before).isEqualTo(1);
+    assertThat(schema.number("SELECT count(*) FROM " + schema.table())).isEqualTo(2);
+  }
+
+  @Test
+  void store_moreThanAGroupQueued_groupsOfMaxBatchRows() throws Exception {
+    CountingDataSource counting = new CountingDataSource(pool);
+    inbox =
+        builder(counting).writers(1).maxBatchRows(2).commitWindow(Duration.ofSeconds(1)).build();
+    int before = counting.transactions.get();
+
+    List<CompletableFuture<List<InboxOutcome>>> answers = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      answers.add(inbox.store(List.of(Events.post("m" + i))).toCompletableFuture());
+    }
+
+    for (CompletableFuture<List<InboxOutcome>> answer : answers) {
+      assertThat(answer.get(10, TimeUnit.SECONDS)).containsExactly(InboxOutcome.STORED);
+    }
+    // Two, two and one: no group above maxBatchRows, however long the window.
+    assertThat(counting.transactions.get() - before).isEqualTo(3);
+    assertThat(schema.number("SELECT count(*) FROM " + schema.table())).isEqualTo(5);
+  }
+
+  @Test
   void store_databaseUnreachable_failsAndStoresNothing() throws Exception {
     PGSimpleDataSource nowhere = new PGSimpleDataSource();
     nowhere.setURL("jdbc:postgresql://127.0.0.1:9/test?user=postgres");
