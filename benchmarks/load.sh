@@ -38,6 +38,7 @@
 #                     build), to measure a change in the same run as what it changed
 #           d-worker-durable  the consumer jar exactly as d-worker with DATABASE_URL=$BENCH_DATABASE_URL
 #                     and a fresh DATABASE_SCHEMA (durable mode, no listener)
+#           d-worker-durable-prev  d-worker-durable on the jar PREV_CONSUMER_JAR
 #   A suffix @ioN / @wN / @ioNwM sets Undertow IO / worker threads: for a and b through their env,
 #   for d-* through the consumer's IO_THREADS / WORKER_THREADS. Example: SERVERS="b@io1 d-inline@io1".
 # Workloads: new    every delivery a new event (each request of a run is distinct: see load.lua)
@@ -88,7 +89,7 @@
 #   and each cell's .pg.txt log holds PostgreSQL's counters (BenchDatabase pgstat: checkpoints,
 #   WAL records / full-page images / bytes / syncs, the cell database's commits and rows) before
 #   and after the measured run and their difference per request.
-# RATIO="NUM/DEN" (default d-worker-durable/b-durable when both run): the per-round ratio of NUM's
+# RATIO="NUM/DEN ..." (default: each durable cell run over b-durable): the per-round ratio of NUM's
 #   req/s to DEN's, printed after each round and appended to the report.
 # GC_LOG=1: each JVM server also writes -Xlog:gc to its cell's .gc.log (the GC it chose, every pause).
 #
@@ -216,7 +217,7 @@ for s in $SERVERS; do
   if [ "${s%%@*}" = e ] && ! grep -q '<module>spring-bot</module>' samples/pom.xml; then
     say "NOTE (e): samples/spring-bot is not in the reactor yet; using the jar already there ($(date -r "$BOT_JAR" -u +%FT%TZ))"
   fi
-  if [ "${s%%@*}" = d-worker-redis-prev ] && [ ! -f "$PREV_CONSUMER_JAR" ]; then
+  if [[ ${s%%@*} == *-prev ]] && [ ! -f "$PREV_CONSUMER_JAR" ]; then
     say "SKIPPING ($s): PREV_CONSUMER_JAR is not a file"
     continue
   fi
@@ -227,8 +228,10 @@ for s in $SERVERS; do
   SERVERS_RUN="$SERVERS_RUN $s"
 done
 
-if [ -z "$RATIO" ] && [[ " $SERVERS_RUN " == *" d-worker-durable "* && " $SERVERS_RUN " == *" b-durable "* ]]; then
-  RATIO=d-worker-durable/b-durable
+if [ -z "$RATIO" ] && [[ " $SERVERS_RUN " == *" b-durable "* ]]; then
+  for s in d-worker-durable d-worker-durable-prev d-durable; do
+    [[ " $SERVERS_RUN " == *" $s "* ]] && RATIO="$RATIO $s/b-durable"
+  done
 fi
 RATIOS=$LOGS/ratios.md
 
@@ -386,12 +389,12 @@ start_server() {
       new_durable_store
       envs+=("LISTENER_MODE=worker" "NOOP_LISTENER=true" "IO_THREADS=${io:-0}" "WORKER_THREADS=${workers:-0}" "DATABASE_URL=$CELL_DATABASE_URL" "DATABASE_SCHEMA=$SCHEMA")
       cmd=(java "${jvm[@]}" -cp "$BENCH_JAR" io.servicehooks.benchmarks.TunedConsumer) ;;
-    d-worker-redis | d-worker-redis-prev | d-worker-durable)
+    d-worker-redis | d-worker-redis-prev | d-worker-durable | d-worker-durable-prev)
       # d-worker exactly (the jar as shipped, no listener), with its store.
       envs+=("LISTENER_MODE=worker" "LOG_EVENTS=false" "HOST=127.0.0.1" "WEBHOOK_PATH=/webhooks")
       [ -n "$io" ] && envs+=("IO_THREADS=$io")
       [ -n "$workers" ] && envs+=("WORKER_THREADS=$workers")
-      if [ "$base" != d-worker-durable ]; then
+      if [[ $base != d-worker-durable* ]]; then
         REDIS_PREFIX_NOW="servicehooks-bench:$STAMP:$(basename "$log" .server.log)"
         envs+=("REDIS_URL=$BENCH_REDIS_URL" "REDIS_PREFIX=$REDIS_PREFIX_NOW")
       else
@@ -399,7 +402,7 @@ start_server() {
         envs+=("DATABASE_URL=$CELL_DATABASE_URL" "DATABASE_SCHEMA=$SCHEMA")
       fi
       local jar=$CONSUMER_JAR
-      [ "$base" = d-worker-redis-prev ] && jar=$PREV_CONSUMER_JAR
+      [[ $base == *-prev ]] && jar=$PREV_CONSUMER_JAR
       cmd=(java "${jvm[@]}" -jar "$jar") ;;
     b-redis)
       REDIS_PREFIX_NOW="servicehooks-bench:$STAMP:$(basename "$log" .server.log)"
@@ -510,7 +513,7 @@ cpu_ticks() {
 store_pids() {
   case ${1%%@*} in
     d-redis | d-worker-redis | d-worker-redis-prev | b-redis) pgrep -x redis-server || true ;;
-    d-durable | d-worker-durable | b-durable) pgrep -x postgres || true ;;
+    d-durable | d-worker-durable | d-worker-durable-prev | b-durable) pgrep -x postgres || true ;;
     d-kafka | b-kafka) if [ -n "$BROKER_PID" ]; then echo "$BROKER_PID"; fi ;;
   esac
 }
@@ -571,7 +574,7 @@ for round in $(seq 1 "$ROUNDS"); do
         fi
         run_wrk "$workload" "$conns" "$WARMUP" 0 "$WARM_POOL" "$LOGS/$tag.warmup.txt" >/dev/null
         durable=0
-        [[ " b-durable d-durable d-worker-durable " == *" ${server%%@*} "* ]] && durable=1
+        [[ " b-durable d-durable d-worker-durable d-worker-durable-prev " == *" ${server%%@*} "* ]] && durable=1
         if [ "$durable" = 1 ] && [ "$CHECKPOINT" = 1 ]; then
           # A checkpoint between the warm-up and the measured run: each durable cell is measured
           # from the same state of PostgreSQL's WAL, not during a checkpoint the WAL of the cells
@@ -592,10 +595,16 @@ for round in $(seq 1 "$ROUNDS"); do
         done
         mapfile -t spids < <(store_pids "$server")
         cpu0=$(cpu_ticks "$SERVER_PID")
-        scpu0=$(cpu_ticks "${spids[@]}")
+        declare -A stick0=()
+        for p in "${spids[@]}"; do stick0[$p]=$(cpu_ticks "$p"); done
         wait "$wrk_pid"
         cpu1=$(cpu_ticks "$SERVER_PID")
-        scpu1=$(cpu_ticks "${spids[@]}")
+        # Only store processes alive at both ends: one that exited meanwhile (a backend of a
+        # closing pool) would count its whole CPU time as negative.
+        sdelta=0
+        for p in "${spids[@]}"; do
+          [ -e "/proc/$p/stat" ] && sdelta=$((sdelta + $(cpu_ticks "$p") - ${stick0[$p]}))
+        done
         loadavg=$(cut -d' ' -f1 /proc/loadavg)
         line=$(cat "$LOGS/$tag.result")
         requests=$(field requests "$line")
@@ -606,7 +615,7 @@ for round in $(seq 1 "$ROUNDS"); do
         fi
         cpu_us=$(per_request $((cpu1 - cpu0)) "$requests")
         store_cpu_us=nan
-        [ "${#spids[@]}" -gt 0 ] && store_cpu_us=$(per_request $((scpu1 - scpu0)) "$requests")
+        [ "${#spids[@]}" -gt 0 ] && store_cpu_us=$(per_request "$sdelta" "$requests")
         if [ -n "$sampler" ]; then
           kill "$sampler" 2>/dev/null || true
           wait "$sampler" 2>/dev/null || true
@@ -620,16 +629,16 @@ for round in $(seq 1 "$ROUNDS"); do
           "$(field errors "$line")" "$(field wrapped "$line")" "$cpu_us" "$store_cpu_us" "$loadavg" >>"$RAW"
         say "round $round $workload c=$conns $server: $(field rps "$line") req/s, $cpu_us us CPU/req (store $store_cpu_us), p50 $(field p50_us "$line") us, p99 $(field p99_us "$line") us, errors $(field errors "$line"), wrapped $(field wrapped "$line"), load $loadavg"
       done
-      if [ -n "$RATIO" ]; then
-        r=$(awk -F'\t' -v r="$round" -v w="$workload" -v c="$conns" -v num="${RATIO%%/*}" -v den="${RATIO#*/}" '
+      for pair in $RATIO; do
+        r=$(awk -F'\t' -v r="$round" -v w="$workload" -v c="$conns" -v num="${pair%%/*}" -v den="${pair#*/}" '
           $1 == r && $3 == w && $4 == c && $2 == num { a = $5; ca = $10; la = $12 }
           $1 == r && $3 == w && $4 == c && $2 == den { b = $5; cb = $10 }
-          END { if (a != "" && b > 0) printf "| %s | %s | %d | %.0f | %.0f | **%.2f** | %s / %s | %s |", r, w, c, a, b, a / b, ca, cb, la }' "$RAW")
+          END { if (a != "" && b > 0) printf "| %s | %s / %s | %s | %d | %.0f | %.0f | **%.2f** | %s / %s | %s |", r, num, den, w, c, a, b, a / b, ca, cb, la }' "$RAW")
         if [ -n "$r" ]; then
           echo "$r" >>"$RATIOS"
-          say "ratio $RATIO round $round: $r"
+          say "ratio round $round: $r"
         fi
-      fi
+      done
     done
   done
 done
@@ -638,10 +647,10 @@ done
   java -cp "$BENCH_JAR" io.servicehooks.benchmarks.LoadReport "$RAW" "${HEADER[@]}" "" "Raw: benchmarks/results/raw-$STAMP.tsv; wrk and server logs: benchmarks/target/load-logs/$STAMP/. Load average at end: $(cut -d' ' -f1-3 /proc/loadavg)."
   if [ -s "$RATIOS" ]; then
     echo
-    echo "Ratio $RATIO, round by round (the same run):"
+    echo "Ratios, round by round (the same run):"
     echo
-    echo "| round | workload | conns | ${RATIO%%/*} req/s | ${RATIO#*/} req/s | ratio | server CPU µs/req | load |"
-    echo "|---:|---|---:|---:|---:|---:|---|---:|"
+    echo "| round | ratio of | workload | conns | req/s | req/s | ratio | server CPU µs/req | load |"
+    echo "|---:|---|---|---:|---:|---:|---:|---|---:|"
     cat "$RATIOS"
   fi
 } | tee "$RESULTS/latest.md"

@@ -318,6 +318,7 @@ public final class LoadReport {
           case "d-worker-durable" -> "(d) consumer jar, worker, durable inbox";
           case "d-worker-redis-prev" ->
               "(d) consumer jar (PREV_CONSUMER_JAR), worker, dedup on Redis";
+          case "d-worker-durable-prev" -> "(d) consumer jar (PREV_CONSUMER_JAR), durable inbox";
           case "b-redis" -> "(b-redis) hand-written Undertow + Lettuce SET NX / SET";
           case "b-durable" -> "(b-durable) hand-written Undertow + HikariCP INSERT";
           case "d-kafka" -> "(d) consumer jar, worker, Kafka hand-off";
