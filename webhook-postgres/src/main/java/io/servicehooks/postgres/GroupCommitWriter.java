@@ -10,6 +10,8 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,12 +37,16 @@ final class GroupCommitWriter {
       new Outage(
           "store", "deliveries are answered 503 (nothing acknowledged; the platform retries them)");
   private final InboxHealth health;
+  private final long window;
+  // Rows in the queue, so a full group's worth wakes the writers before their window ends.
+  private final AtomicInteger queuedRows = new AtomicInteger();
   private volatile boolean closed;
 
   GroupCommitWriter(PostgresInbox.Settings s, Workers workers, InboxHealth health) {
     this.s = s;
     this.insert = new GroupInsert(s, workers);
     this.health = health;
+    this.window = s.commitWindow.toNanos();
     this.queue = new ArrayBlockingQueue<>(s.maxQueuedDeliveries);
     for (int i = 0; i < s.writers; i++) {
       Thread t = new Thread(this::run, "servicehooks-inbox-writer-" + (i + 1));
@@ -65,12 +71,16 @@ final class GroupCommitWriter {
       done.completeExceptionally(
           new RejectedExecutionException(
               "inbox store queue is full (" + s.maxQueuedDeliveries + " deliveries)"));
+    } else if (queuedRows.addAndGet(events.size()) >= s.maxBatchRows) {
+      // A full group is queued: a writer sleeping through its window goes now.
+      for (Thread t : threads) {
+        LockSupport.unpark(t);
+      }
     }
     return done;
   }
 
   private void run() {
-    long window = s.commitWindow.toNanos();
     List<Pending> group = new ArrayList<>();
     while (true) {
       try {
@@ -81,18 +91,9 @@ final class GroupCommitWriter {
           }
           continue;
         }
+        queuedRows.addAndGet(-first.events().size());
         group.add(first);
-        int rows = first.events().size();
-        long deadline = System.nanoTime() + window;
-        while (rows < s.maxBatchRows) {
-          long left = deadline - System.nanoTime();
-          Pending next = left > 0 ? queue.poll(left, TimeUnit.NANOSECONDS) : queue.poll();
-          if (next == null) {
-            break;
-          }
-          group.add(next);
-          rows += next.events().size();
-        }
+        collect(group, first.events().size(), System.nanoTime() + window);
         write(group);
       } catch (InterruptedException e) {
         // close() gave up waiting: what was taken still gets an answer.
@@ -111,6 +112,40 @@ final class GroupCommitWriter {
         group.clear();
       }
     }
+  }
+
+  /**
+   * Adds to the group what arrives until {@code deadline}, up to {@code maxBatchRows} rows. The
+   * writer sleeps through the window and then takes what is queued, rather than waiting on the
+   * queue: a writer waiting on the queue is woken by every delivery that arrives, and on a busy
+   * core each such wake-up costs a context switch and a turn of the scheduler. The group goes
+   * before the window ends when it is full, or when a full group's worth is queued ({@link #submit}
+   * then wakes the writers).
+   */
+  private void collect(List<Pending> group, int rows, long deadline) throws InterruptedException {
+    rows = drain(group, rows);
+    long left;
+    while (rows < s.maxBatchRows && (left = deadline - System.nanoTime()) > 0) {
+      if (queuedRows.get() >= s.maxBatchRows - rows) {
+        break;
+      }
+      LockSupport.parkNanos(this, left);
+      if (Thread.interrupted()) {
+        throw new InterruptedException();
+      }
+    }
+    drain(group, rows);
+  }
+
+  /** Moves what is queued into the group, up to {@code maxBatchRows} rows; the group's rows. */
+  private int drain(List<Pending> group, int rows) {
+    Pending next;
+    while (rows < s.maxBatchRows && (next = queue.poll()) != null) {
+      queuedRows.addAndGet(-next.events().size());
+      group.add(next);
+      rows += next.events().size();
+    }
+    return rows;
   }
 
   /**
