@@ -285,6 +285,7 @@ final class CapacityFleetIT {
       }
       drive(cell, "w" + cell.name, WARMUP);
       awaitRun(cell, "w" + cell.name, WARMUP);
+      settle(cell); // the warm-up's statistics reported before the first reading
 
       // What the instances cost the stores while no event arrives (polls, health checks).
       Map<String, Double> idleFrom = counters(cell);
@@ -399,7 +400,12 @@ final class CapacityFleetIT {
         .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
   }
 
-  /** A post.create whose text makes the body about the load harness's 1.5 KB. */
+  /**
+   * A post.create whose text makes the body about the load harness's 1.5 KB. The text is words of
+   * letters drawn from the id's hash, so PostgreSQL cannot compress the stored body (the inbox
+   * keeps it out of line, compressed where it can): the WAL and table bytes are an incompressible
+   * body's.
+   */
   static String body(String id) {
     return Events.activity(
         id,
@@ -412,7 +418,20 @@ final class CapacityFleetIT {
             "author_id",
             "783214", // not the subscribed user: its own events would skip the listeners
             "text",
-            "capacity " + id + " " + "x".repeat(TEXT_CHARS)));
+            "capacity " + id + " " + words(id, TEXT_CHARS)));
+  }
+
+  private static String words(String seed, int chars) {
+    java.util.Random random = new java.util.Random(seed.hashCode());
+    StringBuilder b = new StringBuilder(chars);
+    while (b.length() < chars) {
+      int word = 2 + random.nextInt(9);
+      for (int i = 0; i < word; i++) {
+        b.append((char) ('a' + random.nextInt(26)));
+      }
+      b.append(' ');
+    }
+    return b.substring(0, chars);
   }
 
   // ---------------------------------------------------------------------------------------------
