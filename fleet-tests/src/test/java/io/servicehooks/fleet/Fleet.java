@@ -120,6 +120,18 @@ final class Fleet implements AutoCloseable {
 
   /** Starts instance {@code n} in its namespace with {@code env}, without waiting for it. */
   Instance launch(int n, Map<String, String> env) throws IOException {
+    return launch(n, env, SMALL_JVM);
+  }
+
+  /** The JVM options of an instance: small, C1 only, so that several start fast on two cores. */
+  static final List<String> SMALL_JVM =
+      List.of("-Xmx96m", "-Xss512k", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
+
+  /**
+   * Starts instance {@code n} in its namespace with {@code env} and the JVM options {@code jvm},
+   * without waiting for it.
+   */
+  Instance launch(int n, Map<String, String> env, List<String> jvm) throws IOException {
     Instance instance =
         instances.computeIfAbsent(n, k -> new Instance(k, logs.resolve(k + ".log")));
     Map<String, String> all = new HashMap<>(env);
@@ -129,11 +141,22 @@ final class Fleet implements AutoCloseable {
     instance.process =
         jars.launch()
             .via("ip", "netns", "exec", Network.ns(n))
-            .jvm("-Xmx96m", "-Xss512k", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1")
+            .jvm(jvm.toArray(String[]::new))
             .env(all)
             .appendOutput(instance.log)
             .start();
     return instance;
+  }
+
+  /** SIGTERM to instance {@code n}: its shutdown hook drains what it holds; waits up to 30 s. */
+  void stop(int n) throws InterruptedException {
+    Instance instance = instances.get(n);
+    if (instance != null && instance.process != null && instance.process.isAlive()) {
+      instance.process.destroy();
+      if (!instance.process.waitFor(30, TimeUnit.SECONDS)) {
+        instance.process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+      }
+    }
   }
 
   Instance instance(int n) {

@@ -157,6 +157,11 @@ final class Stores {
   static final class Postgres implements AutoCloseable {
     private final Path data = DIR.resolve("pg");
 
+    /** The postmaster's pid, from {@code postmaster.pid}. */
+    long pid() throws IOException {
+      return Long.parseLong(Files.readAllLines(data.resolve("postmaster.pid")).get(0).strip());
+    }
+
     /** The JDBC URL an instance in a namespace uses. */
     String url() {
       return "jdbc:postgresql://"
@@ -167,6 +172,15 @@ final class Stores {
     }
 
     void init() throws IOException {
+      init(false);
+    }
+
+    /**
+     * Makes and starts the cluster; {@code syncToDisk} keeps PostgreSQL's defaults ({@code fsync}
+     * and {@code full_page_writes} on), so its WAL and fsyncs are what a production server writes;
+     * otherwise both are off, for speed.
+     */
+    void init(boolean syncToDisk) throws IOException {
       Files.createDirectories(data);
       Network.must("chown", "-R", "postgres:postgres", DIR.toString());
       Network.must(
@@ -200,7 +214,7 @@ final class Stores {
               // Speed only: the stops below are of the server, never of this machine, so what
               // reached the OS survives them. synchronous_commit stays on: a commit is in the WAL
               // before it is answered, or an immediate stop would lose acknowledged events.
-              + "fsync = off\nfull_page_writes = off\n"
+              + (syncToDisk ? "" : "fsync = off\nfull_page_writes = off\n")
               + "max_connections = 100\nshared_buffers = 32MB\n",
           java.nio.file.StandardOpenOption.APPEND);
       pgCtl("-l", DIR.resolve("pg.log").toString(), "-w", "-t", "60", "start");
