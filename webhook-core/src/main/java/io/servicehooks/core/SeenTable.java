@@ -23,9 +23,11 @@ package io.servicehooks.core;
  * past their window or over the bound, counting the removals as evictions. Time is passed in by the
  * caller (nanoseconds from any origin, as {@link System#nanoTime}), so the table has no clock.
  *
- * <p>Memory per entry: one node (key, hash, value, time, three links: 48 bytes with compressed
- * references) and its slot, against a node in both a cache's own structure and a concurrent map's
- * in a general-purpose cache.
+ * <p>Memory per entry: one node (key, number, hash, value, time, three links: 56 bytes with
+ * compressed references) and its slot, against a node in both a cache's own structure and a
+ * concurrent map's in a general-purpose cache. A {@link Long} key is held in the node as a
+ * primitive (its {@code key} field then {@link #NUMERIC}): no key object per entry, and one memory
+ * access fewer per lookup in a table of a million ids.
  */
 final class SeenTable {
 
@@ -36,6 +38,9 @@ final class SeenTable {
   private static final int MIN_SEGMENT_ENTRIES = 4096;
 
   private static final int INITIAL_SLOTS = 16;
+
+  /** The {@code key} of a node whose key is the {@code long} in its {@code number}. */
+  private static final Object NUMERIC = new Object();
 
   private final long windowNanos;
   private final Segment[] segments;
@@ -166,7 +171,8 @@ final class SeenTable {
 
   /** One entry: a chain link in its slot and a link in its segment's access-order list. */
   private static final class Node {
-    final Object key;
+    final Object key; // NUMERIC for a Long key, held in number
+    final long number;
     final int hash;
     Object value;
     long seen;
@@ -174,8 +180,20 @@ final class SeenTable {
     Node before; // toward the head: seen longer ago
     Node after; // toward the tail: seen more recently
 
+    boolean holds(Object other) {
+      return other instanceof Long numeric
+          ? key == NUMERIC && number == numeric
+          : key != NUMERIC && key.equals(other);
+    }
+
     Node(Object key, int hash, Object value, long seen, Node next) {
-      this.key = key;
+      if (key instanceof Long numeric) {
+        this.key = NUMERIC;
+        this.number = numeric;
+      } else {
+        this.key = key;
+        this.number = 0;
+      }
       this.hash = hash;
       this.value = value;
       this.seen = seen;
@@ -199,7 +217,7 @@ final class SeenTable {
     /** The node of {@code key} if present and within its window; removes it if past it. */
     Node live(Object key, int hash, long now, long window) {
       for (Node node = slots[hash & (slots.length - 1)]; node != null; node = node.next) {
-        if (node.hash == hash && node.key.equals(key)) {
+        if (node.hash == hash && node.holds(key)) {
           if (now - node.seen >= window) {
             unlink(node);
             evictions++;

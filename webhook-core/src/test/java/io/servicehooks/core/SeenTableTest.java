@@ -179,6 +179,20 @@ final class SeenTableTest {
   }
 
   @Test
+  void numberKeysAndObjectKeys_neverMeet() {
+    SeenTable table = new SeenTable(WINDOW, 100);
+    table.putIfAbsent(7L, "number", 0);
+    table.putIfAbsent("7", "string", 0);
+    table.putIfAbsent(new java.util.UUID(0, 7), "uuid", 0);
+    assertThat(table.get(7L, 1)).isEqualTo("number");
+    assertThat(table.get("7", 1)).isEqualTo("string");
+    assertThat(table.get(new java.util.UUID(0, 7), 1)).isEqualTo("uuid");
+    assertThat(table.remove(7L, "number", 2)).isTrue();
+    assertThat(table.get(7L, 2)).isNull();
+    assertThat(table.get("7", 2)).isEqualTo("string");
+  }
+
+  @Test
   void badSettings_nameTheValue() {
     assertThatThrownBy(() -> new SeenTable(0, 1)).hasMessageContaining("0 ns");
     assertThatThrownBy(() -> new SeenTable(1, 0)).hasMessageContaining("was 0");
