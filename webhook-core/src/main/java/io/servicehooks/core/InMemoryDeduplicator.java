@@ -87,7 +87,7 @@ final class InMemoryDeduplicator implements Deduplicator, MeteredStore {
             Claim.runningElsewhere(Duration.ofNanos(remaining)));
       }
       // The owner's lease ran out (it crashed, or is far too slow): this claim takes over.
-      if (table.replace(compact, held, mine, now)) {
+      if (table.replace(compact, current::equals, mine, now)) {
         return taken(mine);
       }
       // The entry changed between the two operations: look again.
@@ -103,9 +103,8 @@ final class InMemoryDeduplicator implements Deduplicator, MeteredStore {
 
   @Override
   public CompletionStage<Boolean> markDone(String key, String token) {
-    Object compact = compact(key);
-    Lease held = liveLease(compact, token);
-    if (held != null && table.replace(compact, held, DONE, ticker.getAsLong())) {
+    long now = ticker.getAsLong();
+    if (table.replace(compact(key), value -> ownedBy(value, token, now), DONE, now)) {
       puts.increment();
       return TRUE;
     }
@@ -114,31 +113,22 @@ final class InMemoryDeduplicator implements Deduplicator, MeteredStore {
 
   @Override
   public CompletionStage<Boolean> release(String key, String token) {
-    Object compact = compact(key);
-    Lease held = liveLease(compact, token);
-    return held != null && table.remove(compact, held, ticker.getAsLong()) ? TRUE : FALSE;
+    long now = ticker.getAsLong();
+    return table.remove(compact(key), value -> ownedBy(value, token, now), now) ? TRUE : FALSE;
   }
 
   @Override
   public CompletionStage<Boolean> renew(String key, String token, Duration lease) {
-    Object compact = compact(key);
-    Lease held = liveLease(compact, token);
-    if (held == null) {
-      return FALSE;
-    }
     long now = ticker.getAsLong();
     Lease renewed = new Lease(token, now + saturatedNanos(lease));
-    return table.replace(compact, held, renewed, now) ? TRUE : FALSE;
+    return table.replace(compact(key), value -> ownedBy(value, token, now), renewed, now)
+        ? TRUE
+        : FALSE;
   }
 
-  /** The key's lease if {@code token} still owns it and it has not run out, else null. */
-  private Lease liveLease(Object compact, String token) {
-    long now = ticker.getAsLong();
-    Object current = table.get(compact, now);
-    if (current instanceof Lease held && held.token().equals(token) && held.expiresAt() - now > 0) {
-      return held;
-    }
-    return null;
+  /** Whether {@code value} is a lease of {@code token} that has not run out at {@code now}. */
+  private static boolean ownedBy(Object value, String token, long now) {
+    return value instanceof Lease held && held.token().equals(token) && held.expiresAt() - now > 0;
   }
 
   /** A window in nanoseconds; windows past about 292 years are held as that. */

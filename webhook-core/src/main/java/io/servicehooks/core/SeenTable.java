@@ -1,5 +1,7 @@
 package io.servicehooks.core;
 
+import java.util.function.Predicate;
+
 /**
  * The in-memory dedup store's table: keys mapped to values, each remembered for a window from when
  * it was last seen, at most a bounded number in all, the least recently seen forgotten first. It
@@ -88,30 +90,16 @@ final class SeenTable {
     }
   }
 
-  /** The live value of {@code key}, seen now, or {@code null}. */
-  Object get(Object key, long now) {
-    int hash = mix(key.hashCode());
-    Segment segment = segmentFor(hash);
-    synchronized (segment) {
-      Node node = segment.live(key, hash, now, windowNanos);
-      if (node == null) {
-        return null;
-      }
-      segment.seen(node, now);
-      return node.value;
-    }
-  }
-
   /**
-   * Replaces the live value of {@code key} with {@code value}, seen now, if it is {@code expected}
-   * (compared by identity).
+   * Replaces the live value of {@code key} with {@code value}, seen now, if {@code expected}
+   * accepts it: one lookup for a compare-and-set whose comparison is the caller's.
    */
-  boolean replace(Object key, Object expected, Object value, long now) {
+  boolean replace(Object key, Predicate<Object> expected, Object value, long now) {
     int hash = mix(key.hashCode());
     Segment segment = segmentFor(hash);
     synchronized (segment) {
       Node node = segment.live(key, hash, now, windowNanos);
-      if (node == null || node.value != expected) {
+      if (node == null || !expected.test(node.value)) {
         return false;
       }
       node.value = value;
@@ -120,13 +108,13 @@ final class SeenTable {
     }
   }
 
-  /** Removes {@code key} if its live value is {@code expected} (compared by identity). */
-  boolean remove(Object key, Object expected, long now) {
+  /** Removes {@code key} if {@code expected} accepts its live value. */
+  boolean remove(Object key, Predicate<Object> expected, long now) {
     int hash = mix(key.hashCode());
     Segment segment = segmentFor(hash);
     synchronized (segment) {
       Node node = segment.live(key, hash, now, windowNanos);
-      if (node == null || node.value != expected) {
+      if (node == null || !expected.test(node.value)) {
         return false;
       }
       segment.unlink(node);
