@@ -1,5 +1,6 @@
 package io.servicehooks.core;
 
+import java.util.Arrays;
 import java.util.function.Predicate;
 
 /**
@@ -16,9 +17,13 @@ import java.util.function.Predicate;
  *
  * <p>The keys are split over a power-of-two number of segments by the high bits of their mixed
  * hash; each segment is a chained hash table threaded by a doubly linked list in the order its
- * entries were last seen (head: longest ago). Each segment holds at most {@code maxEntries /
- * segments} entries, so the total never passes {@code maxEntries}; a table small enough to evict in
- * tests has one segment, and so evicts in exact least-recently-seen order.
+ * entries were last seen (head: longest ago). A segment holds its entries in parallel arrays
+ * indexed by entry number (key, value, time, hash and the three links as {@code int}s), not as an
+ * object each: a table of a million ids is a few dozen long-lived arrays that the garbage collector
+ * copies once, where a node per entry would be a million objects copied between the young
+ * generation's spaces until they are old enough to promote. Each segment holds at most {@code
+ * maxEntries / segments} entries, so the total never passes {@code maxEntries}; a table small
+ * enough to evict in tests has one segment, and so evicts in exact least-recently-seen order.
  *
  * <p>An entry whose window has passed counts as absent from the moment it passed, whether or not it
  * was removed yet: every lookup checks it, and every insertion trims the list's head of entries
@@ -39,9 +44,12 @@ final class SeenTable {
   /** A segment is not split below this many entries, so small tables evict in exact order. */
   private static final int MIN_SEGMENT_ENTRIES = 4096;
 
-  private static final int INITIAL_SLOTS = 16;
+  private static final int INITIAL_ENTRIES = 16;
 
-  /** The {@code key} of a node whose key is the {@code long} in its {@code number}. */
+  /** No entry: the end of a chain or of the list, an empty slot. */
+  private static final int NONE = -1;
+
+  /** The key of an entry whose key is the {@code long} in its number. */
   private static final Object NUMERIC = new Object();
 
   private final long windowNanos;
@@ -67,7 +75,7 @@ final class SeenTable {
     this.segments = new Segment[count];
     long perSegment = Math.max(1, maxEntries / count);
     for (int i = 0; i < count; i++) {
-      segments[i] = new Segment((int) Math.min(perSegment, Integer.MAX_VALUE - 8));
+      segments[i] = new Segment((int) Math.min(perSegment, 1 << 29));
     }
     this.segmentShift = 32 - Integer.numberOfTrailingZeros(count);
   }
@@ -80,10 +88,10 @@ final class SeenTable {
     int hash = mix(key.hashCode());
     Segment segment = segmentFor(hash);
     synchronized (segment) {
-      Node node = segment.live(key, hash, now, windowNanos);
-      if (node != null) {
-        segment.seen(node, now);
-        return node.value;
+      int entry = segment.live(key, hash, now, windowNanos);
+      if (entry != NONE) {
+        segment.seen(entry, now);
+        return segment.values[entry];
       }
       segment.insert(key, hash, value, now, windowNanos);
       return null;
@@ -98,12 +106,12 @@ final class SeenTable {
     int hash = mix(key.hashCode());
     Segment segment = segmentFor(hash);
     synchronized (segment) {
-      Node node = segment.live(key, hash, now, windowNanos);
-      if (node == null || !expected.test(node.value)) {
+      int entry = segment.live(key, hash, now, windowNanos);
+      if (entry == NONE || !expected.test(segment.values[entry])) {
         return false;
       }
-      node.value = value;
-      segment.seen(node, now);
+      segment.values[entry] = value;
+      segment.seen(entry, now);
       return true;
     }
   }
@@ -113,11 +121,11 @@ final class SeenTable {
     int hash = mix(key.hashCode());
     Segment segment = segmentFor(hash);
     synchronized (segment) {
-      Node node = segment.live(key, hash, now, windowNanos);
-      if (node == null || !expected.test(node.value)) {
+      int entry = segment.live(key, hash, now, windowNanos);
+      if (entry == NONE || !expected.test(segment.values[entry])) {
         return false;
       }
-      segment.unlink(node);
+      segment.unlink(entry);
       return true;
     }
   }
@@ -157,150 +165,185 @@ final class SeenTable {
     return h ^ (h >>> 16);
   }
 
-  /** One entry: a chain link in its slot and a link in its segment's access-order list. */
-  private static final class Node {
-    final Object key; // NUMERIC for a Long key, held in number
-    final long number;
-    final int hash;
-    Object value;
-    long seen;
-    Node next; // the slot's chain
-    Node before; // toward the head: seen longer ago
-    Node after; // toward the tail: seen more recently
-
-    boolean holds(Object other) {
-      return other instanceof Long numeric
-          ? key == NUMERIC && number == numeric
-          : key != NUMERIC && key.equals(other);
-    }
-
-    Node(Object key, int hash, Object value, long seen, Node next) {
-      if (key instanceof Long numeric) {
-        this.key = NUMERIC;
-        this.number = numeric;
-      } else {
-        this.key = key;
-        this.number = 0;
-      }
-      this.hash = hash;
-      this.value = value;
-      this.seen = seen;
-      this.next = next;
-    }
-  }
-
-  /** A chained hash table and its access-order list; every method runs under its monitor. */
+  /**
+   * A chained hash table and its access-order list over entries numbered from 0, each a position in
+   * the parallel arrays; every method runs under its monitor. Entry numbers of removed entries are
+   * reused (a free list threaded through {@link #chain}); the arrays and the slots double together,
+   * up to the segment's capacity.
+   */
   private static final class Segment {
     private final int capacity;
-    private Node[] slots = new Node[INITIAL_SLOTS];
-    private Node head;
-    private Node tail;
+    private int[] slots; // slot -> first entry of its chain
+    private int[] chain; // entry -> next entry in its chain (or in the free list)
+    private int[] before; // entry -> the entry seen just before it (toward the head)
+    private int[] after; // entry -> the entry seen just after it (toward the tail)
+    private int[] hashes;
+    private Object[] keys; // NUMERIC for a Long key, held in numbers
+    private long[] numbers;
+    private long[] seenAt;
+    Object[] values;
+    private int head = NONE;
+    private int tail = NONE;
+    private int free = NONE;
+    private int used; // entry numbers handed out so far (live or on the free list)
     int size;
     long evictions;
 
     Segment(int capacity) {
       this.capacity = capacity;
+      allocate(INITIAL_ENTRIES);
     }
 
-    /** The node of {@code key} if present and within its window; removes it if past it. */
-    Node live(Object key, int hash, long now, long window) {
-      for (Node node = slots[hash & (slots.length - 1)]; node != null; node = node.next) {
-        if (node.hash == hash && node.holds(key)) {
-          if (now - node.seen >= window) {
-            unlink(node);
-            evictions++;
-            return null;
-          }
-          return node;
+    /** The live entry of {@code key}, or NONE; an entry past its window is removed. */
+    int live(Object key, int hash, long now, long window) {
+      int numberKey = key instanceof Long ? 1 : 0;
+      long number = numberKey == 1 ? (Long) key : 0;
+      for (int e = slots[hash & (slots.length - 1)]; e != NONE; e = chain[e]) {
+        if (hashes[e] != hash) {
+          continue;
         }
+        boolean same =
+            numberKey == 1
+                ? keys[e] == NUMERIC && numbers[e] == number
+                : keys[e] != NUMERIC && keys[e].equals(key);
+        if (!same) {
+          continue;
+        }
+        if (now - seenAt[e] >= window) {
+          unlink(e);
+          evictions++;
+          return NONE;
+        }
+        return e;
       }
-      return null;
+      return NONE;
     }
 
-    /** Marks {@code node} seen at {@code now}: it moves to the tail of the list. */
-    void seen(Node node, long now) {
-      node.seen = now;
-      if (node == tail) {
+    /** Marks {@code entry} seen at {@code now}: it moves to the tail of the list. */
+    void seen(int entry, long now) {
+      seenAt[entry] = now;
+      if (entry == tail) {
         return;
       }
-      detachFromList(node);
-      appendToList(node);
+      detachFromList(entry);
+      appendToList(entry);
     }
 
-    /** Adds a node for a key known to be absent, then trims the head to the window and bound. */
+    /** Adds an entry for a key known to be absent, then trims the head to the window and bound. */
     void insert(Object key, int hash, Object value, long now, long window) {
-      int index = hash & (slots.length - 1);
-      Node node = new Node(key, hash, value, now, slots[index]);
-      slots[index] = node;
-      appendToList(node);
+      if (free == NONE && used == keys.length) {
+        allocate(keys.length * 2);
+      }
+      int e;
+      if (free != NONE) {
+        e = free;
+        free = chain[e];
+      } else {
+        e = used++;
+      }
+      if (key instanceof Long numeric) {
+        keys[e] = NUMERIC;
+        numbers[e] = numeric;
+      } else {
+        keys[e] = key;
+      }
+      hashes[e] = hash;
+      values[e] = value;
+      seenAt[e] = now;
+      int slot = hash & (slots.length - 1);
+      chain[e] = slots[slot];
+      slots[slot] = e;
+      appendToList(e);
       size++;
-      while (head != node && (size > capacity || now - head.seen >= window)) {
+      while (head != e && (size > capacity || now - seenAt[head] >= window)) {
         unlink(head);
         evictions++;
       }
-      if (size > slots.length - (slots.length >>> 2) && slots.length < (1 << 30)) {
-        grow();
-      }
     }
 
-    /** Removes {@code node} from its chain and from the list. */
-    void unlink(Node node) {
-      int index = node.hash & (slots.length - 1);
-      Node previous = null;
-      for (Node current = slots[index]; current != null; current = current.next) {
-        if (current == node) {
-          if (previous == null) {
-            slots[index] = node.next;
-          } else {
-            previous.next = node.next;
-          }
-          break;
+    /** Removes {@code entry} from its chain and the list, and frees its number. */
+    void unlink(int entry) {
+      int slot = hashes[entry] & (slots.length - 1);
+      if (slots[slot] == entry) {
+        slots[slot] = chain[entry];
+      } else {
+        int previous = slots[slot];
+        while (chain[previous] != entry) {
+          previous = chain[previous];
         }
-        previous = current;
+        chain[previous] = chain[entry];
       }
-      detachFromList(node);
+      detachFromList(entry);
+      keys[entry] = null; // let the key and value go
+      values[entry] = null;
+      chain[entry] = free;
+      free = entry;
       size--;
     }
 
-    private void detachFromList(Node node) {
-      if (node.before == null) {
-        head = node.after;
+    private void detachFromList(int entry) {
+      if (before[entry] == NONE) {
+        head = after[entry];
       } else {
-        node.before.after = node.after;
+        after[before[entry]] = after[entry];
       }
-      if (node.after == null) {
-        tail = node.before;
+      if (after[entry] == NONE) {
+        tail = before[entry];
       } else {
-        node.after.before = node.before;
+        before[after[entry]] = before[entry];
       }
-      node.before = null;
-      node.after = null;
+      before[entry] = NONE;
+      after[entry] = NONE;
     }
 
-    private void appendToList(Node node) {
-      node.before = tail;
-      if (tail == null) {
-        head = node;
+    private void appendToList(int entry) {
+      before[entry] = tail;
+      after[entry] = NONE;
+      if (tail == NONE) {
+        head = entry;
       } else {
-        tail.after = node;
+        after[tail] = entry;
       }
-      tail = node;
+      tail = entry;
     }
 
-    private void grow() {
-      Node[] old = slots;
-      Node[] grown = new Node[old.length * 2];
-      int mask = grown.length - 1;
-      for (Node chain : old) {
-        while (chain != null) {
-          Node next = chain.next;
-          int index = chain.hash & mask;
-          chain.next = grown[index];
-          grown[index] = chain;
-          chain = next;
-        }
+    /**
+     * Room for {@code entries} entries (at most one over the capacity: an insertion comes before
+     * the trim that brings the size back) and slots for them at a load of at most 3/4; the chains
+     * are rebuilt for the new slot count.
+     */
+    private void allocate(int entries) {
+      int length = Math.min(entries, capacity + 1);
+      if (keys == null) {
+        chain = new int[length];
+        before = new int[length];
+        after = new int[length];
+        hashes = new int[length];
+        keys = new Object[length];
+        numbers = new long[length];
+        seenAt = new long[length];
+        values = new Object[length];
+      } else {
+        chain = Arrays.copyOf(chain, length);
+        before = Arrays.copyOf(before, length);
+        after = Arrays.copyOf(after, length);
+        hashes = Arrays.copyOf(hashes, length);
+        keys = Arrays.copyOf(keys, length);
+        numbers = Arrays.copyOf(numbers, length);
+        seenAt = Arrays.copyOf(seenAt, length);
+        values = Arrays.copyOf(values, length);
       }
-      slots = grown;
+      int slotCount = Integer.highestOneBit(Math.max(2, length + length / 3) - 1) << 1;
+      if (slots != null && slots.length == slotCount) {
+        return;
+      }
+      slots = new int[slotCount];
+      Arrays.fill(slots, NONE);
+      for (int e = head; e != NONE; e = after[e]) {
+        int slot = hashes[e] & (slotCount - 1);
+        chain[e] = slots[slot];
+        slots[slot] = e;
+      }
     }
   }
 }
