@@ -81,8 +81,8 @@ final class BodyReceiver {
 
   /**
    * Collects one body into a buffer that doubles as bytes arrive, never past the limit. A body that
-   * arrives in one chunk (most deliveries: Undertow hands over a fresh array per chunk) is passed on
-   * as that chunk, with no buffer and no copy.
+   * arrives in one chunk (most deliveries: Undertow hands over a fresh array per chunk) is passed
+   * on as that chunk, with no buffer and no copy.
    */
   private final class Body implements Receiver.PartialBytesCallback, Receiver.ErrorCallback {
     private final int limit;

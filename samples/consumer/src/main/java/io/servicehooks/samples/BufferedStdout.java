@@ -20,8 +20,8 @@ import java.time.Duration;
  * <p>What it gives up: lines printed in the last {@link #FLUSH_INTERVAL} before the process is
  * killed outright ({@code SIGKILL}, the kernel's OOM killer) or the JVM crashes are lost. A normal
  * exit, {@code System.exit} and {@code SIGTERM} run the shutdown hook, which writes out the rest
- * and makes every later write go out at once, so the lines other shutdown hooks log (the
- * consumer's own stop) are not left in the buffer when the JVM halts.
+ * and makes every later write go out at once, so the lines other shutdown hooks log (the consumer's
+ * own stop) are not left in the buffer when the JVM halts.
  */
 final class BufferedStdout {
 
@@ -42,7 +42,8 @@ final class BufferedStdout {
         new PrintStream(
             stream,
             false,
-            Charset.forName(System.getProperty("stdout.encoding", Charset.defaultCharset().name())));
+            Charset.forName(
+                System.getProperty("stdout.encoding", Charset.defaultCharset().name())));
     System.setOut(buffered);
     Thread flusher = new Thread(() -> flushEvery(buffered), "servicehooks-stdout-flush");
     flusher.setDaemon(true);
