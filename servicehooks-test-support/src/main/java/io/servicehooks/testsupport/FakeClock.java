@@ -13,8 +13,7 @@ import java.util.function.Supplier;
  * A clock and a nanosecond ticker that move only when the test moves them, so that no test waits
  * for real time. {@link #instant()} and {@link #nanos()} move together: {@link #advance} moves
  * both, {@link #sleep} moves both and records the sleep (pass {@code clock::sleep} where the code
- * under test takes a sleeper), {@link #nanos()} fits a {@code LongSupplier} or a Caffeine {@code
- * Ticker} ({@code clock::nanos}).
+ * under test takes a sleeper), {@link #nanos()} fits a {@code LongSupplier} ({@code clock::nanos}).
  */
 public final class FakeClock extends UtcClock {
 

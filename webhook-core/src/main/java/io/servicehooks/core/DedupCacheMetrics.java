@@ -1,53 +1,48 @@
 package io.servicehooks.core;
 
-import com.github.benmanes.caffeine.cache.Cache;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.cache.CacheMeterBinder;
 import java.util.List;
-import java.util.function.LongSupplier;
 
 /**
  * The in-memory dedup store's cache meters ({@code cache.size}, {@code cache.gets} by hit and miss,
- * {@code cache.puts}, {@code cache.evictions}), each of which moves. Micrometer's {@code
- * CaffeineCacheMetrics} would read puts from load counts and publish load meters, which stay 0 for
- * a store that never loads. Loaded only with {@link MicrometerBinder}.
+ * {@code cache.puts}, {@code cache.evictions}), each of which moves. Load meters are left out: the
+ * store never loads. Loaded only with {@link MicrometerBinder}.
  */
-final class DedupCacheMetrics extends CacheMeterBinder<Cache<?, ?>> {
+final class DedupCacheMetrics extends CacheMeterBinder<InMemoryDeduplicator> {
 
-  private final LongSupplier puts;
-
-  DedupCacheMetrics(Cache<?, ?> cache, String name, LongSupplier puts) {
-    super(cache, name, List.of());
-    this.puts = puts;
+  DedupCacheMetrics(InMemoryDeduplicator store, String name) {
+    super(store, name, List.of());
   }
 
   @Override
   protected Long size() {
-    Cache<?, ?> cache = getCache();
-    return cache == null ? null : cache.estimatedSize();
+    InMemoryDeduplicator store = getCache();
+    return store == null ? null : store.size();
   }
 
   @Override
   protected long hitCount() {
-    Cache<?, ?> cache = getCache();
-    return cache == null ? 0 : cache.stats().hitCount();
+    InMemoryDeduplicator store = getCache();
+    return store == null ? 0 : store.hits();
   }
 
   @Override
   protected Long missCount() {
-    Cache<?, ?> cache = getCache();
-    return cache == null ? null : cache.stats().missCount();
+    InMemoryDeduplicator store = getCache();
+    return store == null ? null : store.misses();
   }
 
   @Override
   protected Long evictionCount() {
-    Cache<?, ?> cache = getCache();
-    return cache == null ? null : cache.stats().evictionCount();
+    InMemoryDeduplicator store = getCache();
+    return store == null ? null : store.evictions();
   }
 
   @Override
   protected long putCount() {
-    return puts.getAsLong();
+    InMemoryDeduplicator store = getCache();
+    return store == null ? 0 : store.puts();
   }
 
   @Override

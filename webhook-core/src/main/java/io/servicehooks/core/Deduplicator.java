@@ -92,22 +92,20 @@ public interface Deduplicator {
   }
 
   /**
-   * In-memory on Caffeine, remembering ids for 24 hours after they were last seen, at most one
-   * million of them.
+   * In memory, remembering ids for 24 hours after they were last seen, at most one million of them.
    */
   static Deduplicator inMemory() {
     return inMemory(DEFAULT_WINDOW, DEFAULT_MAX_ENTRIES);
   }
 
   /**
-   * In-memory on Caffeine.
+   * In memory, in a table bounded by time and size.
    *
    * @param window how long a handled id is remembered
    * @param maxEntries how many ids at most; past it the least recently used are forgotten
    */
   static Deduplicator inMemory(Duration window, long maxEntries) {
-    return new InMemoryDeduplicator(
-        window, maxEntries, com.github.benmanes.caffeine.cache.Ticker.systemTicker());
+    return new InMemoryDeduplicator(window, maxEntries, System::nanoTime);
   }
 
   /** No dedup at all: every event is handled every time it arrives. */

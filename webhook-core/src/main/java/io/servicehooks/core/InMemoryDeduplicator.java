@@ -1,10 +1,5 @@
 package io.servicehooks.core;
 
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
-import com.github.benmanes.caffeine.cache.Ticker;
-import com.github.benmanes.caffeine.cache.stats.ConcurrentStatsCounter;
-import com.github.benmanes.caffeine.cache.stats.StatsCounter;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.UUID;
@@ -12,25 +7,25 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
 
 /**
- * {@link Deduplicator#inMemory} on a Caffeine cache. A claimed id maps to a {@link Lease} (owner
+ * {@link Deduplicator#inMemory} on a {@link SeenTable}. A claimed id maps to a {@link Lease} (owner
  * token and the ticker time the lease ends) until it is done ({@link #DONE}, shared by every done
  * id so a remembered id costs no value object) or released (removed). A lease that ran out is taken
  * over by the next claim. The window counts from when the id was last seen (claimed, done, or
- * refused as a duplicate): expiring after access rather than after write lets one access-order list
- * serve both expiry and the size bound, which saves 8 bytes a node.
+ * refused as a duplicate): expiring after access rather than after write lets the table's one
+ * access-order list serve both expiry and the size bound.
  *
- * <p>Every state change is one atomic map operation ({@code putIfAbsent}, or {@code replace} and
- * {@code remove} against the exact value read), never read-then-write. The cache's statistics are
- * recorded here, since the map operations the claims use record none: a claim that finds the id is
- * a hit, one that takes it a miss and a put, and marking an id done a put.
+ * <p>Every state change is one atomic table operation ({@code putIfAbsent}, or {@code replace} and
+ * {@code remove} against the exact value read), never read-then-write. The statistics the cache
+ * meters publish are counted here: a claim that finds the id is a hit, one that takes it a miss and
+ * a put, and marking an id done a put; evictions are the table's.
  *
- * <p>Memory: a remembered id costs Caffeine's node, the map's node and slot, the frequency sketch
- * and the key. The key is the largest part for a string, so envelope keys whose id is a decimal
- * {@code long} (the platform's {@code event_uuid}s) or a canonical UUID are stored as a {@link
- * Long} or {@link UUID} instead: 16 or 32 bytes in place of about 64. Both forms round-trip
- * exactly, so no two different keys can meet.
+ * <p>Memory: a remembered id costs the table's node and slot and the key. The key is the largest
+ * part for a string, so envelope keys whose id is a decimal {@code long} (the platform's {@code
+ * event_uuid}s) or a canonical UUID are stored as a {@link Long} or {@link UUID} instead: 16 or 32
+ * bytes in place of about 64. Both forms round-trip exactly, so no two different keys can meet.
  */
 final class InMemoryDeduplicator implements Deduplicator, MeteredStore {
 
@@ -46,13 +41,17 @@ final class InMemoryDeduplicator implements Deduplicator, MeteredStore {
   /** A live claim: its owner's token and the ticker time its lease ends. */
   private record Lease(String token, long expiresAt) {}
 
-  private final Cache<Object, Object> cache;
-  private final Ticker ticker;
-  private final StatsCounter stats = new ConcurrentStatsCounter();
+  private final SeenTable table;
+  private final LongSupplier ticker;
+  private final LongAdder hits = new LongAdder();
+  private final LongAdder misses = new LongAdder();
   private final LongAdder puts = new LongAdder();
   private final AtomicLong tokens = new AtomicLong();
 
-  InMemoryDeduplicator(Duration window, long maxEntries, Ticker ticker) {
+  /**
+   * @param ticker the time in nanoseconds from an arbitrary origin, as {@link System#nanoTime}
+   */
+  InMemoryDeduplicator(Duration window, long maxEntries, LongSupplier ticker) {
     Objects.requireNonNull(window, "window");
     if (window.isNegative() || window.isZero()) {
       throw new IllegalArgumentException("dedup window must be positive, was " + window);
@@ -61,63 +60,51 @@ final class InMemoryDeduplicator implements Deduplicator, MeteredStore {
       throw new IllegalArgumentException("dedup maxEntries must be at least 1, was " + maxEntries);
     }
     this.ticker = Objects.requireNonNull(ticker, "ticker");
-    this.cache =
-        Caffeine.newBuilder()
-            .expireAfterAccess(window)
-            .maximumSize(maxEntries)
-            .ticker(ticker)
-            // Upkeep (expiry, eviction) runs on the calling thread in small amortized steps
-            // instead of waking a common-pool thread after writes: on a server pinned to few
-            // cores, that wake-up is a context switch per burst of deliveries.
-            .executor(Runnable::run)
-            // Caffeine records evictions here; hits, misses and puts are recorded by the claims.
-            .recordStats(() -> stats)
-            .build();
+    this.table = new SeenTable(saturatedWindowNanos(window), maxEntries);
   }
 
   @Override
   public CompletionStage<Claim> claim(String key, Duration lease) {
     Object compact = compact(key);
-    long now = ticker.read();
+    long now = ticker.getAsLong();
     Lease mine = new Lease(Long.toString(tokens.incrementAndGet()), now + saturatedNanos(lease));
     while (true) {
       // putIfAbsent also touches a present entry, so a copy refused here counts as seen and the
       // id is remembered a window from now.
-      Object current = cache.asMap().putIfAbsent(compact, mine);
+      Object current = table.putIfAbsent(compact, mine, now);
       if (current == null) {
         return taken(mine);
       }
       if (current == DONE) {
-        stats.recordHits(1);
+        hits.increment();
         return DONE_CLAIM;
       }
       Lease held = (Lease) current;
       long remaining = held.expiresAt() - now;
       if (remaining > 0) {
-        stats.recordHits(1);
+        hits.increment();
         return CompletableFuture.completedFuture(
             Claim.runningElsewhere(Duration.ofNanos(remaining)));
       }
       // The owner's lease ran out (it crashed, or is far too slow): this claim takes over.
-      if (cache.asMap().replace(compact, held, mine)) {
+      if (table.replace(compact, current::equals, mine, now)) {
         return taken(mine);
       }
       // The entry changed between the two operations: look again.
-      now = ticker.read();
+      now = ticker.getAsLong();
     }
   }
 
   private CompletionStage<Claim> taken(Lease mine) {
-    stats.recordMisses(1);
+    misses.increment();
     puts.increment();
     return CompletableFuture.completedFuture(Claim.claimed(mine.token()));
   }
 
   @Override
   public CompletionStage<Boolean> markDone(String key, String token) {
-    Object compact = compact(key);
-    Lease held = liveLease(compact, token);
-    if (held != null && cache.asMap().replace(compact, held, DONE)) {
+    long now = ticker.getAsLong();
+    if (table.replace(compact(key), value -> ownedBy(value, token, now), DONE, now)) {
       puts.increment();
       return TRUE;
     }
@@ -126,31 +113,31 @@ final class InMemoryDeduplicator implements Deduplicator, MeteredStore {
 
   @Override
   public CompletionStage<Boolean> release(String key, String token) {
-    Object compact = compact(key);
-    Lease held = liveLease(compact, token);
-    return held != null && cache.asMap().remove(compact, held) ? TRUE : FALSE;
+    long now = ticker.getAsLong();
+    return table.remove(compact(key), value -> ownedBy(value, token, now), now) ? TRUE : FALSE;
   }
 
   @Override
   public CompletionStage<Boolean> renew(String key, String token, Duration lease) {
-    Object compact = compact(key);
-    Lease held = liveLease(compact, token);
-    if (held == null) {
-      return FALSE;
-    }
-    Lease renewed = new Lease(token, ticker.read() + saturatedNanos(lease));
-    return cache.asMap().replace(compact, held, renewed) ? TRUE : FALSE;
+    long now = ticker.getAsLong();
+    Lease renewed = new Lease(token, now + saturatedNanos(lease));
+    return table.replace(compact(key), value -> ownedBy(value, token, now), renewed, now)
+        ? TRUE
+        : FALSE;
   }
 
-  /** The key's lease if {@code token} still owns it and it has not run out, else null. */
-  private Lease liveLease(Object compact, String token) {
-    Object current = cache.asMap().get(compact);
-    if (current instanceof Lease held
-        && held.token().equals(token)
-        && held.expiresAt() - ticker.read() > 0) {
-      return held;
+  /** Whether {@code value} is a lease of {@code token} that has not run out at {@code now}. */
+  private static boolean ownedBy(Object value, String token, long now) {
+    return value instanceof Lease held && held.token().equals(token) && held.expiresAt() - now > 0;
+  }
+
+  /** A window in nanoseconds; windows past about 292 years are held as that. */
+  private static long saturatedWindowNanos(Duration window) {
+    try {
+      return window.toNanos();
+    } catch (ArithmeticException tooLong) {
+      return Long.MAX_VALUE;
     }
-    return null;
   }
 
   /** Far beyond any real lease; keeps now + lease from overflowing. */
@@ -216,13 +203,38 @@ final class InMemoryDeduplicator implements Deduplicator, MeteredStore {
     return true;
   }
 
+  /** Ids remembered, as the cache meters publish it. */
+  long size() {
+    return table.size();
+  }
+
+  /** Claims that found the id done or claimed elsewhere. */
+  long hits() {
+    return hits.sum();
+  }
+
+  /** Claims that took the id. */
+  long misses() {
+    return misses.sum();
+  }
+
+  /** Ids forgotten because their window passed or the bound was reached. */
+  long evictions() {
+    return table.evictions();
+  }
+
+  /** Entries written: ids taken, and ids marked done. */
+  long puts() {
+    return puts.sum();
+  }
+
   @Override
   public void bindTo(MetricsBinder binder) {
-    binder.cache("webhook.dedup", cache, puts::sum);
+    binder.cache("webhook.dedup", this);
   }
 
   @Override
   public String toString() {
-    return "InMemoryDeduplicator[size=" + cache.estimatedSize() + "]";
+    return "InMemoryDeduplicator[size=" + table.size() + "]";
   }
 }

@@ -1,8 +1,6 @@
 package io.servicehooks.core;
 
-import com.github.benmanes.caffeine.cache.Cache;
 import java.util.function.DoubleSupplier;
-import java.util.function.LongSupplier;
 
 /**
  * Attaches the consumer's meters to one metrics system. The builder holds a binder, never the
@@ -20,7 +18,7 @@ interface MetricsBinder {
         }
 
         @Override
-        public void cache(String name, Cache<?, ?> cache, LongSupplier puts) {}
+        public void cache(String name, InMemoryDeduplicator store) {}
       };
 
   /**
@@ -31,11 +29,11 @@ interface MetricsBinder {
   Metrics metrics(DedupGate gate);
 
   /**
-   * Publishes a dedup store's Caffeine cache under {@code cache=name}: its size, the hits, misses
-   * and evictions the cache's statistics hold, and {@code puts}, the entries the store wrote. Loads
-   * are not published: the store never loads.
+   * Publishes the in-memory dedup store under {@code cache=name} as a cache: its size, hits,
+   * misses, evictions and puts, the entries it wrote. Loads are not published: the store never
+   * loads.
    */
-  void cache(String name, Cache<?, ?> cache, LongSupplier puts);
+  void cache(String name, InMemoryDeduplicator store);
 
   /**
    * Publishes when a CRC check was last answered, in seconds since the epoch (0: none yet), as

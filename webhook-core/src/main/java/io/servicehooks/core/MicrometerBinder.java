@@ -1,9 +1,7 @@
 package io.servicehooks.core;
 
-import com.github.benmanes.caffeine.cache.Cache;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.util.function.LongSupplier;
 
 /**
  * {@link MetricsBinder} on a Micrometer registry. With {@link MicrometerMetrics}, the only class
@@ -40,8 +38,8 @@ final class MicrometerBinder implements MetricsBinder {
   }
 
   @Override
-  public void cache(String name, Cache<?, ?> cache, LongSupplier puts) {
-    new DedupCacheMetrics(cache, name, puts).bindTo(registry);
+  public void cache(String name, InMemoryDeduplicator store) {
+    new DedupCacheMetrics(store, name).bindTo(registry);
   }
 
   @Override

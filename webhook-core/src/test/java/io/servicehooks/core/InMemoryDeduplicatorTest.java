@@ -3,7 +3,6 @@ package io.servicehooks.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.github.benmanes.caffeine.cache.Ticker;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.servicehooks.core.Deduplicator.Claim;
 import io.servicehooks.core.Deduplicator.Claim.Status;
@@ -17,12 +16,13 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
 import org.junit.jupiter.api.Test;
 
 final class InMemoryDeduplicatorTest {
 
   private final FakeClock clock = FakeClock.ticker(0);
-  private final Ticker ticker = clock::nanos;
+  private final LongSupplier ticker = clock::nanos;
 
   private static final Duration LEASE = Duration.ofSeconds(30);
 

@@ -2,7 +2,6 @@ package io.servicehooks.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.github.benmanes.caffeine.cache.Caffeine;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -15,19 +14,12 @@ import org.w3c.dom.Element;
 import org.w3c.dom.Node;
 
 /**
- * This module's tests run on the Jackson 2, Caffeine and Kafka versions Spring Boot manages, which
- * an application under {@code spring-boot-starter-parent} gets: the versions on the class path are
+ * This module's tests run on the Jackson 2 and Kafka versions Spring Boot manages, which an
+ * application under {@code spring-boot-starter-parent} gets: the versions on the class path are
  * compared with the properties of Spring Boot's own BOM ({@code spring-boot-dependencies}), read
  * from the local repository, so a new Boot release or a changed pom that moves them apart fails.
  */
 final class BootManagedVersionsTest {
-
-  @Test
-  void caffeine_onTheTestClassPath_isTheVersionSpringBootManages() throws Exception {
-    assertThat(Caffeine.class.getPackage().getImplementationVersion())
-        .isEqualTo(bomProperty("caffeine.version"))
-        .isEqualTo(build().getProperty("caffeine.version"));
-  }
 
   @Test
   void jackson2_onTheTestClassPath_isTheVersionSpringBootManages() throws Exception {

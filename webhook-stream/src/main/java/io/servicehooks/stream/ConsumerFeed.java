@@ -14,6 +14,11 @@ import java.util.function.LongPredicate;
  * The bounded hand-off between the reader thread and the consumer: one thread takes the lines in
  * order and hands each to {@link WebhookConsumer#handleFromOwnConnection}, with at most the
  * capacity in the consumer at once; when the queue is full the reader waits (back-pressure).
+ *
+ * <p>A reader that found the queue full waits until the consumer has taken half of it, not one
+ * line: the consumer is the slower side whenever the queue fills, and waking the reader for every
+ * line it takes would cost two context switches per line when both threads share a core. The reader
+ * then refills half a queue in one go.
  */
 final class ConsumerFeed {
 
@@ -35,6 +40,12 @@ final class ConsumerFeed {
   private final Answered answered;
   private final StreamObservations observations;
   private final Thread thread;
+  private final int lowWater;
+
+  /** The reader waits on this monitor for the queue to drain to {@link #lowWater}. */
+  private final Object room = new Object();
+
+  private volatile boolean readerWaiting;
 
   /**
    * @param covered whether the lines of a connection will come again with a backfill (they are then
@@ -50,6 +61,7 @@ final class ConsumerFeed {
     this.observations = observations;
     this.queue = new ArrayBlockingQueue<>(capacity);
     this.inFlight = new Semaphore(capacity);
+    this.lowWater = capacity / 2;
     this.covered = covered;
     this.answered = answered;
     this.thread = new Thread(this::run, "servicehooks-stream-listener");
@@ -65,9 +77,30 @@ final class ConsumerFeed {
     return queue.offer(line);
   }
 
-  /** Queues the line, waiting for room. */
+  /**
+   * Queues the line, waiting for room: once the queue is found full, until it has drained to half.
+   */
   void put(Line line) throws InterruptedException {
+    synchronized (room) {
+      readerWaiting = true;
+      try {
+        while (queue.size() > lowWater && thread.isAlive()) {
+          room.wait();
+        }
+      } finally {
+        readerWaiting = false;
+      }
+    }
     queue.put(line);
+  }
+
+  /** Wakes a waiting reader once the queue has drained to {@link #lowWater}. */
+  private void drained() {
+    if (readerWaiting && queue.size() <= lowWater) {
+      synchronized (room) {
+        room.notifyAll();
+      }
+    }
   }
 
   /**
@@ -88,6 +121,16 @@ final class ConsumerFeed {
   }
 
   private void run() {
+    try {
+      takeLines();
+    } finally {
+      synchronized (room) {
+        room.notifyAll(); // a waiting reader must not wait for a thread that is gone
+      }
+    }
+  }
+
+  private void takeLines() {
     while (true) {
       Line line;
       try {
@@ -95,6 +138,7 @@ final class ConsumerFeed {
       } catch (InterruptedException e) {
         return;
       }
+      drained();
       if (line == STOP) {
         return;
       }

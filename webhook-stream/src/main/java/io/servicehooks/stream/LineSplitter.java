@@ -1,6 +1,7 @@
 package io.servicehooks.stream;
 
 import java.io.ByteArrayOutputStream;
+import java.util.Arrays;
 
 /**
  * Cuts the stream's bytes into lines at {@code '\n'}, as they arrive in chunks; a line longer than
@@ -44,8 +45,14 @@ final class LineSplitter {
       }
       completed++;
       if (!oversized) {
-        line.write(buffer, start, i - start);
-        T stop = sink.line(line.toByteArray());
+        byte[] complete;
+        if (line.size() == 0) {
+          complete = Arrays.copyOfRange(buffer, start, i); // the whole line is in this chunk
+        } else {
+          line.write(buffer, start, i - start);
+          complete = line.toByteArray();
+        }
+        T stop = sink.line(complete);
         if (stop != null) {
           return stop;
         }

@@ -79,16 +79,21 @@ final class BodyReceiver {
     return receiving.size();
   }
 
-  /** Collects one body into a buffer that doubles as bytes arrive, never past the limit. */
+  /**
+   * Collects one body into a buffer that doubles as bytes arrive, never past the limit. A body that
+   * arrives in one chunk (most deliveries: Undertow hands over a fresh array per chunk) is passed
+   * on as that chunk, with no buffer and no copy.
+   */
   private final class Body implements Receiver.PartialBytesCallback, Receiver.ErrorCallback {
     private final int limit;
-    private byte[] bytes;
+    private final int initial;
+    private byte[] bytes; // null until a body takes more than one chunk
     private int size;
     private boolean finished;
 
     Body(int limit, int initial) {
       this.limit = limit;
-      this.bytes = new byte[initial];
+      this.initial = initial;
     }
 
     @Override
@@ -104,7 +109,15 @@ final class BodyReceiver {
         tooLarge(exchange);
         return;
       }
-      if (chunk.length > bytes.length - size) {
+      if (bytes == null) {
+        if (last) {
+          finished = true;
+          receiving.remove(exchange);
+          delivered.received(exchange, chunk);
+          return;
+        }
+        bytes = new byte[Math.max(initial, chunk.length)];
+      } else if (chunk.length > bytes.length - size) {
         int capacity = Math.max(size + chunk.length, (int) Math.min(limit, 2L * bytes.length));
         bytes = Arrays.copyOf(bytes, capacity);
       }

@@ -68,6 +68,7 @@ public final class ConsumerMain {
       boolean help) {}
 
   public static void main(String[] args) throws Exception {
+    BufferedStdout.installFor(System.getenv());
     // Netty (Lettuce's transport when REDIS_URL is set) samples about one buffer in a hundred for
     // leak reports unless told otherwise: a debugging aid that cost 1-2% of the Redis path's CPU
     // (benchmarks/RESULTS.md, "Store paths"). Off unless the property is set.
