@@ -55,13 +55,19 @@ final class BodyReceiver {
     // limit per connection by sending headers alone. Start small and grow as bytes arrive.
     int initial = (int) Math.min(declared >= 0 ? declared : limit, INITIAL_BUFFER_BYTES);
     Body body = new Body(limit, initial);
-    receiving.add(exchange);
-    exchange.addExchangeCompleteListener(
-        (done, next) -> {
-          receiving.remove(done);
-          next.proceed();
-        });
     exchange.getRequestReceiver().receivePartialBytes(body, body);
+    if (!body.finished) {
+      // Still arriving (most bodies are already read by the call above): tracked until it ends,
+      // so a shutdown can cut it. Later chunks come on the IO thread, after this returns; the
+      // exchange's end removes the entry in any case.
+      body.tracked = true;
+      receiving.add(exchange);
+      exchange.addExchangeCompleteListener(
+          (done, next) -> {
+            receiving.remove(done);
+            next.proceed();
+          });
+    }
   }
 
   /**
@@ -90,6 +96,7 @@ final class BodyReceiver {
     private byte[] bytes; // null until a body takes more than one chunk
     private int size;
     private boolean finished;
+    private boolean tracked; // in receiving: the body did not arrive within receive()
 
     Body(int limit, int initial) {
       this.limit = limit;
@@ -105,14 +112,14 @@ final class BodyReceiver {
         finished = true;
         bytes = null;
         exchange.getRequestReceiver().pause();
-        receiving.remove(exchange);
+        untrack(exchange);
         tooLarge(exchange);
         return;
       }
       if (bytes == null) {
         if (last) {
           finished = true;
-          receiving.remove(exchange);
+          untrack(exchange);
           delivered.received(exchange, chunk);
           return;
         }
@@ -125,9 +132,15 @@ final class BodyReceiver {
       size += chunk.length;
       if (last) {
         finished = true;
-        receiving.remove(exchange);
+        untrack(exchange);
         delivered.received(exchange, size == bytes.length ? bytes : Arrays.copyOf(bytes, size));
         bytes = null;
+      }
+    }
+
+    private void untrack(HttpServerExchange exchange) {
+      if (tracked) {
+        receiving.remove(exchange);
       }
     }
 
@@ -138,7 +151,7 @@ final class BodyReceiver {
       }
       finished = true;
       bytes = null;
-      receiving.remove(exchange);
+      untrack(exchange);
       readFailed(exchange, error);
     }
   }
