@@ -2,6 +2,7 @@ package io.servicehooks.core;
 
 import java.util.Arrays;
 import java.util.function.Predicate;
+import java.util.function.ToLongFunction;
 
 /**
  * The in-memory dedup store's table: keys mapped to values, each remembered for a window from when
@@ -132,24 +133,22 @@ final class SeenTable {
 
   /** Entries held, including any whose window passed but that were not removed yet. */
   long size() {
-    long size = 0;
-    for (Segment segment : segments) {
-      synchronized (segment) {
-        size += segment.size;
-      }
-    }
-    return size;
+    return sum(segment -> segment.size);
   }
 
   /** Entries removed because their window passed or their segment was full. */
   long evictions() {
-    long evictions = 0;
+    return sum(segment -> segment.evictions);
+  }
+
+  private long sum(ToLongFunction<Segment> count) {
+    long sum = 0;
     for (Segment segment : segments) {
       synchronized (segment) {
-        evictions += segment.evictions;
+        sum += count.applyAsLong(segment);
       }
     }
-    return evictions;
+    return sum;
   }
 
   private Segment segmentFor(int hash) {
