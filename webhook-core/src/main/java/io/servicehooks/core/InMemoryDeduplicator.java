@@ -18,14 +18,16 @@ import java.util.function.LongSupplier;
  * access-order list serve both expiry and the size bound.
  *
  * <p>Every state change is one atomic table operation ({@code putIfAbsent}, or {@code replace} and
- * {@code remove} against the exact value read), never read-then-write. The statistics the cache
- * meters publish are counted here: a claim that finds the id is a hit, one that takes it a miss and
- * a put, and marking an id done a put; evictions are the table's.
+ * {@code remove} whose comparison, made under the table's lock, is that the token still owns a
+ * lease that has not run out), never read-then-write. The statistics the cache meters publish are
+ * counted here: a claim that finds the id is a hit, one that takes it a miss and a put, and marking
+ * an id done a put; evictions are the table's.
  *
- * <p>Memory: a remembered id costs the table's node and slot and the key. The key is the largest
- * part for a string, so envelope keys whose id is a decimal {@code long} (the platform's {@code
- * event_uuid}s) or a canonical UUID are stored as a {@link Long} or {@link UUID} instead: 16 or 32
- * bytes in place of about 64. Both forms round-trip exactly, so no two different keys can meet.
+ * <p>Memory: a remembered id costs its place in the table's arrays and, for a key the table cannot
+ * hold as a number, the key object. The key is the largest part for a string, so envelope keys
+ * whose id is a decimal {@code long} (the platform's {@code event_uuid}s) are passed as a {@link
+ * Long}, which the table keeps as a primitive, and canonical UUIDs as a {@link UUID} (32 bytes in
+ * place of about 64). Both forms round-trip exactly, so no two different keys can meet.
  */
 final class InMemoryDeduplicator implements Deduplicator, MeteredStore {
 
