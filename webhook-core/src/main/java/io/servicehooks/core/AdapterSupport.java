@@ -22,7 +22,10 @@ import java.util.concurrent.Executor;
  *   <li>call {@link #handle(WebhookRequest, Executor)} from a thread that must not block (an IO
  *       thread) only with its executor for blocking work (a worker pool); the consumer decides what
  *       runs there;
- *   <li>copy the {@link WebhookResponse}'s status, headers and body back unchanged.
+ *   <li>copy the {@link WebhookResponse}'s status, headers and body back unchanged;
+ *   <li>run every task its executor accepted from {@link #handle(WebhookRequest, Executor)}, or
+ *       pass the task to {@link #refuse(Runnable)} when it finds later that it cannot (an executor
+ *       that queues tasks and then loses its threads): either way the request is answered.
  * </ol>
  */
 public final class AdapterSupport {
@@ -47,6 +50,18 @@ public final class AdapterSupport {
    */
   public CompletableFuture<WebhookResponse> handle(WebhookRequest request, Executor workers) {
     return consumer.handle(request, workers);
+  }
+
+  /**
+   * Answers the delivery behind {@code task}, a task the adapter's executor took from {@link
+   * #handle(WebhookRequest, Executor)} and cannot run after all, as if the executor had refused it
+   * at once: 503 {@code busy}, its dedup claims released so the platform's retry runs its events.
+   * Does nothing to a task that already ran or was refused.
+   *
+   * @throws IllegalArgumentException if {@code task} is not one the consumer handed to an executor
+   */
+  public static void refuse(Runnable task) {
+    HandOff.refuse(task);
   }
 
   /** The body size limit in bytes; an adapter must not buffer past it. */

@@ -7,9 +7,13 @@ import io.undertow.server.HttpHandler;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.HttpString;
 import io.undertow.util.Methods;
+import java.io.IOException;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Executor;
+import org.xnio.Options;
+import org.xnio.XnioIoThread;
+import org.xnio.XnioWorker;
 
 /**
  * Serves a {@link WebhookConsumer} from any Undertow server, at whatever path it is mounted:
@@ -29,7 +33,9 @@ import java.util.concurrent.Executor;
  * listens to are answered on the IO thread; when listeners have to run, the delivery moves to
  * Undertow's worker pool (or the executor given here), unless the consumer declares its listeners
  * non-blocking, in which case they run on the IO thread too. The consumer decides that: the handler
- * hands it the worker pool with every delivery.
+ * hands it the worker pool with every delivery. The deliveries an IO thread hands to Undertow's
+ * worker pool in one turn of its loop go together ({@link TurnBatches}), and every answer is
+ * written by the exchange's IO thread.
  *
  * <p>Slow and silent clients are the server's business, not the handler's. Undertow's defaults let
  * a client hold a connection for a minute or more by sending headers slowly, or headers and then
@@ -53,7 +59,7 @@ public final class WebhookHandler implements HttpHandler {
   private final AdapterSupport adapter;
   private final Executor executor;
   private final BodyReceiver bodies;
-  private volatile ExchangeAnswers.Marked marked;
+  private volatile Batched batched;
 
   /** Runs deliveries on Undertow's worker pool. */
   public WebhookHandler(WebhookConsumer consumer) {
@@ -106,15 +112,44 @@ public final class WebhookHandler implements HttpHandler {
     ExchangeAnswers.complete(exchange, adapter.handle(request, workers(exchange)));
   }
 
-  /** The worker executor, wrapped once (not per delivery) so its threads are recognized. */
+  /**
+   * The executor for blocking work: the one given, else Undertow's worker pool behind {@link
+   * TurnBatches}, made once per pool (not per delivery).
+   */
   private Executor workers(HttpServerExchange exchange) {
-    Executor workers = executor != null ? executor : exchange.getConnection().getWorker();
-    ExchangeAnswers.Marked m = marked;
-    if (m == null || m.workers() != workers) {
-      m = new ExchangeAnswers.Marked(workers);
-      marked = m;
+    if (executor != null) {
+      return executor;
     }
-    return m;
+    XnioWorker pool = exchange.getConnection().getWorker();
+    Batched b = batched;
+    if (b == null || b.pool() != pool) {
+      b =
+          new Batched(
+              pool,
+              new TurnBatches(pool, threads(pool), WebhookHandler::turnOf, AdapterSupport::refuse));
+      batched = b;
+    }
+    return b.batches();
+  }
+
+  private record Batched(XnioWorker pool, TurnBatches batches) {}
+
+  /** The pool's thread count; Undertow's default when the pool does not say. */
+  private static int threads(XnioWorker pool) {
+    try {
+      Integer max = pool.getOption(Options.WORKER_TASK_MAX_THREADS);
+      if (max != null && max > 0) {
+        return max;
+      }
+    } catch (IOException unreadable) {
+      // fall through to the default below
+    }
+    return Math.max(Runtime.getRuntime().availableProcessors(), 2) * 8;
+  }
+
+  /** An XNIO IO thread runs its own tasks after the turn of its loop that queued them. */
+  private static Executor turnOf(Thread thread) {
+    return thread instanceof XnioIoThread io ? io : null;
   }
 
   @Override

@@ -25,9 +25,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Which thread writes an answer that was not ready on the IO thread: a listener worker writes its
- * own; an answer brought by another thread (a network dedup store's callback) is written by the
- * exchange's IO thread, never by the store's thread.
+ * Which thread writes an answer that was not ready on the IO thread: the exchange's IO thread,
+ * whether a listener worker or another thread (a network dedup store's callback) brought it; never
+ * the store's thread, never the worker.
  */
 final class AnsweringThreadTest {
 
@@ -95,12 +95,18 @@ final class AnsweringThreadTest {
   }
 
   @Test
-  void answerReadyOnAListenerWorker_isWrittenByThatWorker() throws Exception {
+  void answerReadyOnAListenerWorker_isWrittenByTheIoThread() throws Exception {
+    List<String> ranOn = new CopyOnWriteArrayList<>();
     WebhookConsumer consumer =
         WebhookConsumer.builder()
             .consumerSecrets(SECRET)
             // Slow enough that the answer is not ready when the IO thread hands the exchange off.
-            .on("post.create", e -> sleep(50))
+            .on(
+                "post.create",
+                e -> {
+                  ranOn.add(Thread.currentThread().getName());
+                  sleep(50);
+                })
             .build();
     URI uri = serve(consumer);
 
@@ -108,7 +114,8 @@ final class AnsweringThreadTest {
         .isEqualTo(200);
 
     await().atMost(Duration.ofSeconds(5)).until(() -> completedOn.size() == 1);
-    assertThat(completedOn.get(0)).contains("task").doesNotContain("I/O");
+    assertThat(ranOn).singleElement().asString().contains("task").doesNotContain("I/O");
+    assertThat(completedOn.get(0)).contains("I/O");
   }
 
   private static void sleep(long millis) {
