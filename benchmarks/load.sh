@@ -16,6 +16,8 @@
 #           d-worker  the same jar, LISTENER_MODE=worker (its default); with LOG_EVENTS=false it has
 #                     no listener, so nothing is handed to a worker
 #           d-noop    the consumer with one no-op listener, worker mode: every new event is handed off
+#           d-noop-prev  d-noop on the benchmarks jar PREV_BENCH_JAR (a copy of an earlier build's
+#                     benchmarks/target/benchmarks.jar), to measure a change in the same run
 #           d-redis   d-noop with dedup on Redis: REDIS_URL=$BENCH_REDIS_URL (default
 #                     redis://127.0.0.1:6379, the local server, not pinned) and a fresh REDIS_PREFIX
 #                     per cell (keys deleted after it); each new event costs a claim and a markDone
@@ -175,6 +177,7 @@ BENCH_JAR=$ROOT/benchmarks/target/benchmarks.jar
 SPRING_JAR=$ROOT/benchmarks/spring-baseline/target/spring-baseline.jar
 CONSUMER_JAR=${CONSUMER_JAR:-$ROOT/samples/consumer/target/servicehooks-consumer.jar}
 PREV_CONSUMER_JAR=${PREV_CONSUMER_JAR:-} # d-worker-redis-prev: another build of the jar (before a change)
+PREV_BENCH_JAR=${PREV_BENCH_JAR:-} # d-noop-prev: another build of the benchmarks jar
 BOT_JAR=$ROOT/samples/spring-bot/target/servicehooks-spring-bot.jar
 BROKER_JAR=$ROOT/servicehooks-kafka-broker/target/kafka-broker.jar
 LUA=$ROOT/benchmarks/load.lua
@@ -217,7 +220,12 @@ for s in $SERVERS; do
   if [ "${s%%@*}" = e ] && ! grep -q '<module>spring-bot</module>' samples/pom.xml; then
     say "NOTE (e): samples/spring-bot is not in the reactor yet; using the jar already there ($(date -r "$BOT_JAR" -u +%FT%TZ))"
   fi
-  if [[ ${s%%@*} == *-prev ]] && [ ! -f "$PREV_CONSUMER_JAR" ]; then
+  if [ "${s%%@*}" = d-noop-prev ]; then
+    if [ ! -f "$PREV_BENCH_JAR" ]; then
+      say "SKIPPING ($s): PREV_BENCH_JAR is not a file"
+      continue
+    fi
+  elif [[ ${s%%@*} == *-prev ]] && [ ! -f "$PREV_CONSUMER_JAR" ]; then
     say "SKIPPING ($s): PREV_CONSUMER_JAR is not a file"
     continue
   fi
@@ -374,11 +382,13 @@ start_server() {
       [ -n "$io" ] && envs+=("IO_THREADS=$io")
       [ -n "$workers" ] && envs+=("WORKER_THREADS=$workers")
       cmd=(java "${jvm[@]}" -jar "$CONSUMER_JAR") ;;
-    d-noop)
+    d-noop | d-noop-prev)
       # The same consumer with one no-op listener in worker mode: every new event is handed to a
       # worker thread, which is what the default safe dispatch costs.
+      local bench=$BENCH_JAR
+      [ "$base" = d-noop-prev ] && bench=$PREV_BENCH_JAR
       envs+=("LISTENER_MODE=worker" "NOOP_LISTENER=true" "IO_THREADS=${io:-0}" "WORKER_THREADS=${workers:-0}")
-      cmd=(java "${jvm[@]}" -cp "$BENCH_JAR" io.servicehooks.benchmarks.TunedConsumer) ;;
+      cmd=(java "${jvm[@]}" -cp "$bench" io.servicehooks.benchmarks.TunedConsumer) ;;
     b-durable)
       new_durable_store
       envs+=("IO_THREADS=$io" "WORKER_THREADS=$workers" "DATABASE_URL=$CELL_DATABASE_URL" "DATABASE_SCHEMA=$SCHEMA" "POOL_SIZE=$POOL_SIZE")
