@@ -100,7 +100,7 @@ public final class LoadReport {
         "d-noop",
         "b",
         false,
-        ">= 0.70");
+        ">= 1.2");
     ratio(
         out,
         cells,
