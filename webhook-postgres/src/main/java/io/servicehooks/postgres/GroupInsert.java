@@ -12,6 +12,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The store step: one group of deliveries written in one transaction, {@code INSERT ... ON CONFLICT
@@ -32,8 +34,16 @@ final class GroupInsert {
    */
   static final long MAX_STATEMENT_CHARS = 4L * 1024 * 1024;
 
+  private static final Logger log = LoggerFactory.getLogger(PostgresInbox.class);
+
   private final PostgresInbox.Settings s;
   private final Workers workers;
+
+  /**
+   * Whether the server takes lz4 when the insert asks for it ({@link Tables#insertLz4}): null until
+   * a group has asked. Two writers asking at once get the same answer.
+   */
+  private volatile Boolean lz4;
 
   GroupInsert(PostgresInbox.Settings s, Workers workers) {
     this.s = s;
@@ -42,9 +52,34 @@ final class GroupInsert {
 
   /**
    * Stores the group and completes each delivery's future; throws, completing none, when the
-   * transaction failed.
+   * transaction failed. The first group asks for lz4; a server that refuses the setting (SQL state
+   * 42704 on PostgreSQL 13 and older, 22023 when built without lz4) has the group stored again
+   * without asking, and is never asked again.
    */
   void insert(List<GroupCommitWriter.Pending> group) throws SQLException {
+    Boolean known = lz4;
+    try {
+      insert(
+          group, known == null ? s.tables.insertLz4 : known ? s.tables.insertLz4 : s.tables.insert);
+      if (known == null) {
+        lz4 = Boolean.TRUE;
+      }
+    } catch (SQLException e) {
+      String state = String.valueOf(e.getSQLState());
+      if (known != null || !(state.equals("42704") || state.equals("22023"))) {
+        throw e;
+      }
+      lz4 = Boolean.FALSE;
+      log.info(
+          "PostgreSQL takes no lz4 for {} (SQL state {}): its JSON columns are compressed as the"
+              + " server's default_toast_compression says",
+          s.tables,
+          state);
+      insert(group, s.tables.insert);
+    }
+  }
+
+  private void insert(List<GroupCommitWriter.Pending> group, String insert) throws SQLException {
     // A key twice in the group (two copies arriving together): the first is inserted, the others
     // are its duplicates, answered after the same commit.
     Map<String, StoredEvent> firsts = new HashMap<>();
@@ -89,7 +124,7 @@ final class GroupInsert {
         Long[] bodyIds = insertBodies(c, bodies);
         leasedAt = System.nanoTime();
         for (int[] chunk : chunks) {
-          insertChunk(c, rows, bodyOf, bodyIds, chunk[0], chunk[1], room, inserted, hotIds);
+          insertChunk(c, insert, rows, bodyOf, bodyIds, chunk[0], chunk[1], room, inserted, hotIds);
         }
         if (bodyIds.length > 0) {
           try (PreparedStatement st = c.prepareStatement(s.tables.dropUnusedBodies)) {
@@ -192,6 +227,7 @@ final class GroupInsert {
 
   private void insertChunk(
       Connection c,
+      String insert,
       List<StoredEvent> rows,
       List<Integer> bodyOf,
       Long[] bodyIds,
@@ -222,7 +258,7 @@ final class GroupInsert {
       bodyId[i] = body >= 0 ? bodyIds[body] : null;
       leased[i] = from + i < room;
     }
-    try (PreparedStatement st = c.prepareStatement(s.tables.insert)) {
+    try (PreparedStatement st = c.prepareStatement(insert)) {
       st.setQueryTimeout(s.timeoutSeconds());
       st.setString(1, s.instance);
       st.setLong(2, s.lease.toMillis());

@@ -20,6 +20,16 @@ final class Tables {
       "(SELECT set_config('synchronous_commit', 'off', true)) AS no_flush_wait";
 
   /**
+   * Asks the statement's own transaction to compress the values it moves out of line with lz4
+   * instead of the server's default (pglz, unless a DBA changed it): about a fifth of PostgreSQL's
+   * CPU per stored event goes into pglz on the two JSON columns (benchmarks/RESULTS.md, "Durable
+   * mode"). A column given a compression of its own keeps it. PostgreSQL 13 and older, or a server
+   * built without lz4, refuse the setting, and {@link GroupInsert} then uses {@link #insert}.
+   */
+  private static final String LZ4 =
+      "(SELECT set_config('default_toast_compression', 'lz4', true)) AS lz4";
+
+  /**
    * Columns a worker reads to rebuild an event, after {@code id, attempts}; {@code traceparent}
    * (schema version 4) is the delivery's trace context, or NULL.
    */
@@ -37,6 +47,7 @@ final class Tables {
   final String owners;
 
   final String insert;
+  final String insertLz4;
   final String claim;
   final String markDone;
   final String markFailed;
@@ -65,21 +76,8 @@ final class Tables {
     // body ids, and a last array that says which rows are leased to this instance at once (the hot
     // path: its workers have room
     // and take them from memory after the commit, with no claim statement).
-    this.insert =
-        "INSERT INTO "
-            + t
-            + " ("
-            + EVENT_COLUMNS
-            + ", body_id, status, attempts, leased_by, due_at) SELECT "
-            + prefixed("u.", EVENT_COLUMNS)
-            + ", u.body_id, CASE WHEN u.leased THEN 'running' ELSE 'pending' END,"
-            + " CASE WHEN u.leased THEN 1 ELSE 0 END, CASE WHEN u.leased THEN ?::text END,"
-            + " CASE WHEN u.leased THEN now() + ? * interval '1 millisecond' ELSE now() END"
-            + " FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[],"
-            + " ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::bigint[], ?::boolean[])"
-            + " AS u("
-            + EVENT_COLUMNS
-            + ", body_id, leased) ON CONFLICT (dedup_key) DO NOTHING RETURNING id, dedup_key, attempts";
+    this.insert = insert(t, "");
+    this.insertLz4 = insert(t, ", " + LZ4);
     // A running row's due_at is the end of its lease: a row whose worker died is due again.
     this.claim =
         "WITH due AS (SELECT id FROM "
@@ -256,6 +254,26 @@ final class Tables {
               + name);
     }
     return name;
+  }
+
+  /** The group insert; {@code also} is another FROM item (empty, or {@link #LZ4}). */
+  private static String insert(String t, String also) {
+    return "INSERT INTO "
+        + t
+        + " ("
+        + EVENT_COLUMNS
+        + ", body_id, status, attempts, leased_by, due_at) SELECT "
+        + prefixed("u.", EVENT_COLUMNS)
+        + ", u.body_id, CASE WHEN u.leased THEN 'running' ELSE 'pending' END,"
+        + " CASE WHEN u.leased THEN 1 ELSE 0 END, CASE WHEN u.leased THEN ?::text END,"
+        + " CASE WHEN u.leased THEN now() + ? * interval '1 millisecond' ELSE now() END"
+        + " FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[],"
+        + " ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::bigint[], ?::boolean[])"
+        + " AS u("
+        + EVENT_COLUMNS
+        + ", body_id, leased)"
+        + also
+        + " ON CONFLICT (dedup_key) DO NOTHING RETURNING id, dedup_key, attempts";
   }
 
   private static String prefixed(String prefix, String columns) {

@@ -119,7 +119,7 @@ final class StoreTest {
     CountDownLatch allAsked = new CountDownLatch(64);
     counting.beforeExecute =
         sql -> {
-          if (sql.equals(tables.insert)) {
+          if (sql.equals(tables.insert) || sql.equals(tables.insertLz4)) {
             try {
               allAsked.await(20, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
