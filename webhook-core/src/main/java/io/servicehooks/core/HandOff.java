@@ -43,8 +43,7 @@ final class HandOff {
     try {
       executor.execute(task);
     } catch (RejectedExecutionException refused) {
-      return CompletableFuture.completedFuture(
-          busy(claims, start, "no thread free to run listeners"));
+      task.refuse();
     }
     return task.result;
   }
