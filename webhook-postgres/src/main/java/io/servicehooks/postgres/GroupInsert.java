@@ -59,8 +59,7 @@ final class GroupInsert {
   void insert(List<GroupCommitWriter.Pending> group) throws SQLException {
     Boolean known = lz4;
     try {
-      insert(
-          group, known == null ? s.tables.insertLz4 : known ? s.tables.insertLz4 : s.tables.insert);
+      insert(group, Boolean.FALSE.equals(known) ? s.tables.insert : s.tables.insertLz4);
       if (known == null) {
         lz4 = Boolean.TRUE;
       }

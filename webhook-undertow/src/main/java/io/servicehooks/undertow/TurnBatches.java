@@ -98,16 +98,15 @@ final class TurnBatches implements Executor {
     if (afterTurn != null) {
       Turn turn = turns.get();
       turn.pending.add(task);
-      if (turn.pending.size() == 1) {
-        try {
-          afterTurn.execute(turn);
-          return;
-        } catch (RejectedExecutionException stopping) {
-          // The IO thread is stopping and runs no more tasks of its own: no batching.
-          turn.pending.clear();
-        }
-      } else {
+      if (turn.pending.size() > 1) {
+        return; // the turn's flush is queued already
+      }
+      try {
+        afterTurn.execute(turn);
         return;
+      } catch (RejectedExecutionException stopping) {
+        // The IO thread is stopping and runs no more tasks of its own: no batching.
+        turn.pending.clear();
       }
     }
     ready.add(task);
@@ -132,16 +131,13 @@ final class TurnBatches implements Executor {
     }
   }
 
-  /** Starts a drainer if tasks are ready and fewer than the maximum run; never throws. */
+  /**
+   * Starts a drainer if tasks are ready and fewer than the maximum run; throws only an {@link
+   * Error} of the pool's.
+   */
   private void startDrainer() {
-    for (; ; ) {
-      int running = drainers.get();
-      if (running >= maxDrainers || ready.isEmpty()) {
-        return;
-      }
-      if (drainers.compareAndSet(running, running + 1)) {
-        break;
-      }
+    if (!joinIfReady()) {
+      return;
     }
     drainersStarted.incrementAndGet();
     try {
@@ -170,8 +166,10 @@ final class TurnBatches implements Executor {
       for (; ; ) {
         Runnable task = ready.poll();
         if (task == null) {
+          // Leave the count, then look once more: a task made ready meanwhile is this drainer's
+          // when no other drainer is left to start for it.
           drainers.decrementAndGet();
-          if (!rejoin()) {
+          if (!joinIfReady()) {
             return;
           }
           continue;
@@ -189,14 +187,11 @@ final class TurnBatches implements Executor {
     }
   }
 
-  /** After leaving the count: back in if a task arrived meanwhile and there is room. */
-  private boolean rejoin() {
+  /** Counts one more drainer if tasks are ready and fewer than the maximum run. */
+  private boolean joinIfReady() {
     for (; ; ) {
-      if (ready.isEmpty()) {
-        return false;
-      }
       int running = drainers.get();
-      if (running >= maxDrainers) {
+      if (running >= maxDrainers || ready.isEmpty()) {
         return false;
       }
       if (drainers.compareAndSet(running, running + 1)) {
