@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# PostgreSQL's own work per stored event for the durable inbox's row layouts, without the consumer:
+# pgbench runs what the inbox's statements do (a group of GROUP rows inserted leased to one
+# instance, then marked done in a second transaction without waiting for the flush) against
+#
+#   shipped   the inbox's table as the V1-V5 scripts make it: payload_json and delivery_json both
+#             held, so a 1.5 KB delivery's row is over 2 KB and both are compressed (lz4) and moved
+#             out of line (toast_tuple_target = 128)
+#   once      the same table with the payload kept once, as its place in delivery_json: the row
+#             (about 1.7 KB) stays whole, nothing is compressed or moved out of line
+#   once-ff50 "once" with fillfactor 50: the done mark's new row version fits on its page
+#
+# and prints, per event, the CPU of every PostgreSQL process over the measured seconds and the WAL
+# bytes. The bodies are 1.5 KB post.create envelopes built in SQL like Payloads.envelope (building
+# them costs PostgreSQL about 9 us per event, the same in every layout). Run from the repository
+# root; it needs psql and pgbench (Debian: postgresql-client) and a PostgreSQL it may create a
+# database on (PGHOST, PGPORT, PGUSER; default 127.0.0.1:5432, postgres). It creates the database
+# bench_inbox_rows_<pid> and drops it at the end.
+#
+#   benchmarks/inbox-rows.sh                     # CLIENTS=2 GROUP=30 SECONDS_MEASURED=10
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+export PGHOST=${PGHOST:-127.0.0.1} PGPORT=${PGPORT:-5432} PGUSER=${PGUSER:-postgres}
+CLIENTS=${CLIENTS:-2}
+GROUP=${GROUP:-30}
+SECONDS_MEASURED=${SECONDS_MEASURED:-10}
+DB=bench_inbox_rows_$$
+WORK=$(mktemp -d)
+say() { echo "[inbox-rows] $*" >&2; }
+
+if ! command -v pgbench >/dev/null; then
+  say "installing pgbench (postgresql-client)"
+  apt-get install -y -q postgresql-client >/dev/null
+fi
+
+cleanup() {
+  psql -qX -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null 2>&1 || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+psql -qX -d postgres -c "CREATE DATABASE $DB"
+q() { psql -qXAt -d "$DB" -c "$1"; }
+
+# The envelope of Payloads.envelope (benchmarks/src/.../Payloads.java), 1,536 characters.
+q "CREATE FUNCTION env(k text) RETURNS text LANGUAGE sql IMMUTABLE AS \$f\$
+SELECT h || rpad('', 1536 - length(h) - length(t), 'Shipping the new webhook consumer today: verified, deduplicated, routed. Benchmarks to follow, numbers in the thread below. ') || t
+FROM (SELECT '{\"data\":{\"event_uuid\":\"' || k || '\",\"event_type\":\"post.create\",\"filter\":{\"user_id\":\"2244994945\"},\"tag\":\"my-subscription\",\"payload\":{\"id\":\"1876543210987654321\",\"author_id\":\"2244994945\",\"created_at\":\"2026-03-18T12:34:56.000Z\",\"lang\":\"en\",\"conversation_id\":\"1876543210987654321\",\"reply_settings\":\"everyone\",\"public_metrics\":{\"retweet_count\":12,\"reply_count\":3,\"like_count\":87,\"quote_count\":1,\"bookmark_count\":4,\"impression_count\":2048},\"entities\":{\"hashtags\":[{\"start\":10,\"end\":18,\"tag\":\"webhooks\"}],\"mentions\":[{\"start\":0,\"end\":8,\"username\":\"service\",\"id\":\"783214\"}]},\"text\":\"' AS h,
+ '\"},\"includes\":{\"users\":[{\"id\":\"2244994945\",\"name\":\"Service Dev\",\"username\":\"servicedev\",\"verified\":true,\"created_at\":\"2013-12-14T04:35:55.000Z\",\"description\":\"The voice of the platform''s developer community.\",\"public_metrics\":{\"followers_count\":513958,\"following_count\":2039,\"tweet_count\":3635,\"listed_count\":1672}},{\"id\":\"783214\",\"name\":\"Service\",\"username\":\"service\",\"verified\":true}],\"posts\":[{\"id\":\"1876543210987654300\",\"text\":\"The post this one replies to.\",\"author_id\":\"783214\"}]}}}' AS t) x \$f\$"
+q "CREATE FUNCTION pay(b text) RETURNS text LANGUAGE sql IMMUTABLE AS \$f\$
+SELECT substr(b, strpos(b, '\"payload\":') + 10, strpos(b, ',\"includes\"') - strpos(b, '\"payload\":') - 10) \$f\$"
+
+MIGRATIONS=webhook-postgres/src/main/resources/db/migration/servicehooks
+for layout in shipped once once_ff50; do
+  q "CREATE SCHEMA $layout"
+  for f in "$MIGRATIONS"/V[1-5]__*.sql; do
+    sed "s/\${schema}/$layout/g; s/\${table}/webhook_inbox/g" "$f" | psql -qX -d "$DB" >/dev/null
+  done
+  payload="pay(d)"
+  if [ "$layout" != shipped ]; then
+    payload=NULL
+  fi
+  [ "$layout" = once_ff50 ] && q "ALTER TABLE $layout.webhook_inbox SET (fillfactor = 50)"
+  cat >"$WORK/$layout.sql" <<EOF
+\set base random(1, 10000000000)
+BEGIN;
+SELECT set_config('default_toast_compression', 'lz4', true) AS lz4 \gset
+WITH ins AS (INSERT INTO $layout.webhook_inbox (dedup_key, event_id, event_type, original_type, family, filter_json, tag, payload_json, delivery_json, status, attempts, leased_by, due_at) SELECT 'e:' || k, k, 'post.create', 'post.create', 'ACTIVITY', '{"user_id":"2244994945"}', 'my-subscription', $payload, d, 'running', 1, 'c' || :client_id, now() + interval '60 s' FROM (SELECT k, env(k) AS d FROM (SELECT (:base::bigint * 1000 + g)::text AS k FROM generate_series(1, $GROUP) g) a) z ON CONFLICT (dedup_key) DO NOTHING RETURNING id) SELECT min(id) AS lo, max(id) AS hi FROM ins \gset
+COMMIT;
+BEGIN;
+SET LOCAL synchronous_commit = off;
+UPDATE $layout.webhook_inbox SET status = 'done', done_at = now(), leased_by = NULL WHERE id BETWEEN :lo AND :hi AND leased_by = 'c' || :client_id;
+COMMIT;
+EOF
+done
+
+# utime + stime of every postgres process, in clock ticks.
+pg_ticks() {
+  local total=0 stat
+  for pid in $(pgrep -x postgres); do
+    stat=$(cut -d')' -f2- "/proc/$pid/stat" 2>/dev/null) || continue
+    set -- $stat
+    total=$((total + ${12} + ${13}))
+  done
+  echo "$total"
+}
+
+hz=$(getconf CLK_TCK)
+printf '%-10s %10s %14s %14s %14s\n' layout events/s "pg CPU us/ev" "WAL bytes/ev" "table bytes/ev"
+for layout in shipped once once_ff50; do
+  table=$layout.webhook_inbox
+  pgbench -n -M prepared -c "$CLIENTS" -j 1 -T $((SECONDS_MEASURED + 6)) -f "$WORK/$layout.sql" "$DB" \
+    >"$WORK/$layout.log" 2>&1 &
+  bench=$!
+  sleep 3
+  t0=$(pg_ticks)
+  r0=$(q "SELECT coalesce(max(id), 0) FROM $table")
+  l0=$(q "SELECT pg_current_wal_lsn()")
+  s0=$(date +%s.%N)
+  sleep "$SECONDS_MEASURED"
+  t1=$(pg_ticks)
+  r1=$(q "SELECT coalesce(max(id), 0) FROM $table")
+  l1=$(q "SELECT pg_current_wal_lsn()")
+  s1=$(date +%s.%N)
+  wait "$bench" || { cat "$WORK/$layout.log" >&2; exit 1; }
+  q "SELECT '$layout',
+      round(($r1 - $r0) / ($s1 - $s0)),
+      round(($t1 - $t0) * 1000000.0 / $hz / ($r1 - $r0), 1),
+      round(pg_wal_lsn_diff('$l1', '$l0') / ($r1 - $r0)),
+      round(pg_total_relation_size('$table') / greatest(count(*), 1)) FROM $table" |
+    awk -F'|' '{ printf "%-10s %10s %14s %14s %14s\n", $1, $2, $3, $4, $5 }'
+done
