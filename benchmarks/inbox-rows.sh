@@ -62,16 +62,17 @@ for layout in shipped once once_ff50; do
   for f in "$MIGRATIONS"/V[1-5]__*.sql; do
     sed "s/\${schema}/$layout/g; s/\${table}/webhook_inbox/g" "$f" | psql -qX -d "$DB" >/dev/null
   done
-  payload="pay()"
+  # The column payload_json: the payload as shipped, NULL where the row keeps it once.
+  payload_column="pay()"
   if [ "$layout" != shipped ]; then
-    payload=NULL
+    payload_column=NULL
   fi
   [ "$layout" = once_ff50 ] && q "ALTER TABLE $layout.webhook_inbox SET (fillfactor = 50)"
   cat >"$WORK/$layout.sql" <<EOF
 \set base random(1, 10000000000)
 BEGIN;
 SELECT set_config('default_toast_compression', 'lz4', true) AS lz4 \gset
-WITH ins AS (INSERT INTO $layout.webhook_inbox (dedup_key, event_id, event_type, original_type, family, filter_json, tag, payload_json, delivery_json, status, attempts, leased_by, due_at) SELECT 'e:' || k, k, 'post.create', 'post.create', 'ACTIVITY', '{"user_id":"2244994945"}', 'my-subscription', $payload, d, 'running', 1, 'c' || :client_id, now() + interval '60 s' FROM (SELECT k, env(k) AS d FROM (SELECT (:base::bigint * 1000 + g)::text AS k FROM generate_series(1, $GROUP) g) a) z ON CONFLICT (dedup_key) DO NOTHING RETURNING id) SELECT min(id) AS lo, max(id) AS hi FROM ins \gset
+WITH ins AS (INSERT INTO $layout.webhook_inbox (dedup_key, event_id, event_type, original_type, family, filter_json, tag, payload_json, delivery_json, status, attempts, leased_by, due_at) SELECT 'e:' || k, k, 'post.create', 'post.create', 'ACTIVITY', '{"user_id":"2244994945"}', 'my-subscription', $payload_column, d, 'running', 1, 'c' || :client_id, now() + interval '60 s' FROM (SELECT k, env(k) AS d FROM (SELECT (:base::bigint * 1000 + g)::text AS k FROM generate_series(1, $GROUP) g) a) z ON CONFLICT (dedup_key) DO NOTHING RETURNING id) SELECT min(id) AS lo, max(id) AS hi FROM ins \gset
 COMMIT;
 BEGIN;
 SET LOCAL synchronous_commit = off;
