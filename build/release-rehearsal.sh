@@ -4,7 +4,7 @@
 #   1. copies the tree (the files git tracks or would add: no target/, nothing ignored),
 #   2. sets the release version on the copy, as the release commit would (build/set-version.sh),
 #   3. generates a throwaway signing key in a temporary GNUPGHOME,
-#   4. runs exactly  ./mvnw -B -Prelease -DskipTests -Dcentral.skipPublishing=true deploy
+#   4. runs exactly  ./mvnw -B -T1 -Prelease -DskipTests -Dcentral.skipPublishing=true deploy
 #      which signs, bundles and uploads nothing,
 #   5. checks target/central-publishing/central-bundle.zip on its own (build/CheckBundle.java):
 #      exactly the modules of servicehooks.published, each with POM, jar, sources, javadoc and
@@ -70,10 +70,10 @@ gpg --batch --armor --export > "$work/public.asc"
 gpg --batch --quiet --homedir "$verify_home" --import "$work/public.asc" 2>/dev/null
 
 # 4. The rehearsal command, exactly.
-say "./mvnw -B -Prelease -DskipTests -Dcentral.skipPublishing=true deploy"
+say "./mvnw -B -T1 -Prelease -DskipTests -Dcentral.skipPublishing=true deploy"
 if ! (cd "$work/tree" &&
   MAVEN_OPTS="${MAVEN_OPTS:-} -Dmaven.repo.local=$work/m2 -Dmaven.repo.local.tail=$m2" \
-    ./mvnw -B -Prelease -DskipTests -Dcentral.skipPublishing=true deploy) >"$work/build.log" 2>&1; then
+    ./mvnw -B -T1 -Prelease -DskipTests -Dcentral.skipPublishing=true deploy) >"$work/build.log" 2>&1; then
   tail -60 "$work/build.log"
   if [ -n "${REHEARSAL_LOG:-}" ]; then cp "$work/build.log" "$REHEARSAL_LOG"; fi
   say "FAILED: the release build (above: the end of its log)"
