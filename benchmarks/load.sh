@@ -519,6 +519,19 @@ cpu_ticks() {
   done
   echo "$total"
 }
+# user_sys_ticks PID: "<utime> <stime>" of one process, in clock ticks.
+user_sys_ticks() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{print $12, $13}' || echo "0 0"; }
+# thread_ticks PID: "<thread name> <utime+stime>" for each thread of one process, the names as the
+# kernel keeps them (15 characters) with trailing digits dropped, so a pool's threads add up.
+thread_ticks() {
+  local stat
+  for stat in /proc/"$1"/task/*/stat; do
+    cat "$stat" 2>/dev/null
+    echo
+  done | awk 'NF { name = $0; sub(/^[^(]*\(/, "", name); sub(/\).*/, "", name); gsub(/[0-9]+$/, "", name)
+      gsub(/ /, "_", name); rest = $0; sub(/.*\) /, "", rest); split(rest, f, " ")
+      t[name] += f[12] + f[13] } END { for (n in t) print n, t[n] }'
+}
 # store_pids SERVER: the store processes whose CPU a cell of SERVER adds (none for in-memory ones).
 store_pids() {
   case ${1%%@*} in
@@ -605,10 +618,14 @@ for round in $(seq 1 "$ROUNDS"); do
         done
         mapfile -t spids < <(store_pids "$server")
         cpu0=$(cpu_ticks "$SERVER_PID")
+        read -r user0 sys0 <<<"$(user_sys_ticks "$SERVER_PID")"
+        threads0=$(thread_ticks "$SERVER_PID")
         declare -A stick0=()
         for p in "${spids[@]}"; do stick0[$p]=$(cpu_ticks "$p"); done
         wait "$wrk_pid"
         cpu1=$(cpu_ticks "$SERVER_PID")
+        read -r user1 sys1 <<<"$(user_sys_ticks "$SERVER_PID")"
+        threads1=$(thread_ticks "$SERVER_PID")
         # Only store processes alive at both ends: one that exited meanwhile (a backend of a
         # closing pool) would count its whole CPU time as negative.
         sdelta=0
@@ -624,6 +641,13 @@ for round in $(seq 1 "$ROUNDS"); do
           say "PostgreSQL during $tag: $(pg_delta "$pg0" "$pg1" "$requests")"
         fi
         cpu_us=$(per_request $((cpu1 - cpu0)) "$requests")
+        # The server's CPU split into user and kernel time: hand-offs between threads cost system
+        # calls (futex, eventfd, epoll), whose price differs from one machine to the next.
+        echo "user_us=$(per_request $((user1 - user0)) "$requests") sys_us=$(per_request $((sys1 - sys0)) "$requests")" >"$LOGS/$tag.cpu.txt"
+        # And per thread (threads that ended during the run are not counted), busiest first.
+        awk -v n="$requests" -v hz="$CLK_TCK" 'FNR == NR { before[$1] = $2; next }
+            { d = $2 - before[$1]; if (d > 0 && n > 0) printf "%s_us=%.1f\n", $1, d * 1e6 / hz / n }' \
+          <(echo "$threads0") <(echo "$threads1") | sort -t= -k2 -rn >>"$LOGS/$tag.cpu.txt"
         store_cpu_us=nan
         [ "${#spids[@]}" -gt 0 ] && store_cpu_us=$(per_request "$sdelta" "$requests")
         if [ -n "$sampler" ]; then

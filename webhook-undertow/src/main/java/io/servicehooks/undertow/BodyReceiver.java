@@ -5,17 +5,26 @@ import io.undertow.io.Receiver;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.HttpString;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.xnio.IoUtils;
+import org.xnio.XnioExecutor;
 
 /**
  * Reads a delivery's body without blocking the IO thread and never past the consumer's limit: the
  * buffer starts small whatever {@code Content-Length} claims and doubles as bytes arrive. A body
  * too large or unreadable is answered here; a whole one goes to {@link Delivered}.
+ *
+ * <p>A client that goes silent mid-body for the read time-out has its connection closed and nothing
+ * is dispatched. The watch costs nothing for a body read whole within {@link #receive} (almost
+ * every delivery): only a body still arriving after it gets a timer, on its IO thread, which
+ * re-arms itself for the time left while chunks keep coming. A socket-level read time-out would
+ * instead arm and cancel a timer for every read of every request.
  */
 final class BodyReceiver {
 
@@ -38,10 +47,17 @@ final class BodyReceiver {
   private final AdapterSupport adapter;
   private final Delivered delivered;
   private final Set<HttpServerExchange> receiving = ConcurrentHashMap.newKeySet();
+  private volatile long silenceNanos;
 
-  BodyReceiver(AdapterSupport adapter, Delivered delivered) {
+  BodyReceiver(AdapterSupport adapter, Delivered delivered, Duration readTimeout) {
     this.adapter = adapter;
     this.delivered = delivered;
+    readTimeout(readTimeout);
+  }
+
+  /** The longest silence allowed mid-body; applies to bodies whose reading starts afterwards. */
+  void readTimeout(Duration readTimeout) {
+    this.silenceNanos = readTimeout.toNanos();
   }
 
   void receive(HttpServerExchange exchange) {
@@ -65,8 +81,10 @@ final class BodyReceiver {
       exchange.addExchangeCompleteListener(
           (done, next) -> {
             receiving.remove(done);
+            body.unwatch();
             next.proceed();
           });
+      body.watch(exchange, silenceNanos);
     }
   }
 
@@ -97,6 +115,10 @@ final class BodyReceiver {
     private int size;
     private boolean finished;
     private boolean tracked; // in receiving: the body did not arrive within receive()
+    // The silence watch, only for a tracked body; its fields are used on the exchange's IO thread.
+    private long silenceNanos;
+    private long lastChunkNanos;
+    private XnioExecutor.Key timer;
 
     Body(int limit, int initial) {
       this.limit = limit;
@@ -107,6 +129,9 @@ final class BodyReceiver {
     public void handle(HttpServerExchange exchange, byte[] chunk, boolean last) {
       if (finished) {
         return;
+      }
+      if (tracked) {
+        lastChunkNanos = System.nanoTime();
       }
       if (chunk.length > limit - size) {
         finished = true;
@@ -141,6 +166,47 @@ final class BodyReceiver {
     private void untrack(HttpServerExchange exchange) {
       if (tracked) {
         receiving.remove(exchange);
+        unwatch();
+      }
+    }
+
+    void watch(HttpServerExchange exchange, long silenceNanos) {
+      this.silenceNanos = silenceNanos;
+      this.lastChunkNanos = System.nanoTime();
+      arm(exchange, silenceNanos);
+    }
+
+    private void arm(HttpServerExchange exchange, long delayNanos) {
+      // Read as a whole millisecond at least: XNIO's timers count milliseconds.
+      long millis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(delayNanos + 999_999));
+      timer =
+          exchange.getIoThread().executeAfter(() -> check(exchange), millis, TimeUnit.MILLISECONDS);
+    }
+
+    private void check(HttpServerExchange exchange) {
+      timer = null;
+      if (finished) {
+        return;
+      }
+      long silent = System.nanoTime() - lastChunkNanos;
+      if (silent < silenceNanos) {
+        arm(exchange, silenceNanos - silent);
+        return;
+      }
+      finished = true;
+      bytes = null;
+      receiving.remove(exchange);
+      log.debug(
+          "A delivery's body stopped arriving for {} ms; connection closed",
+          TimeUnit.NANOSECONDS.toMillis(silent));
+      IoUtils.safeClose(exchange.getConnection());
+    }
+
+    void unwatch() {
+      XnioExecutor.Key armed = timer;
+      if (armed != null) {
+        timer = null;
+        armed.remove();
       }
     }
 

@@ -8,6 +8,7 @@ import io.undertow.server.HttpServerExchange;
 import io.undertow.util.HttpString;
 import io.undertow.util.Methods;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Executor;
@@ -37,16 +38,17 @@ import org.xnio.XnioWorker;
  * worker pool in one turn of its loop go together ({@link TurnBatches}), and every answer is
  * written by the exchange's IO thread.
  *
- * <p>Slow and silent clients are the server's business, not the handler's. Undertow's defaults let
- * a client hold a connection for a minute or more by sending headers slowly, or headers and then
- * nothing; {@link WebhookServer} sets the following, and a server of your own needs the same:
+ * <p>A client silent for 5 s mid-body has its connection closed by the handler itself, and nothing
+ * is dispatched. The rest of slow and silent clients is the server's business: Undertow's defaults
+ * let a client hold a connection for a minute or more by sending headers slowly, or by sending
+ * nothing at all; {@link WebhookServer} sets the following, and a server of your own needs the
+ * same:
  *
  * <pre>{@code
  * Undertow.builder()
  *     .setServerOption(UndertowOptions.REQUEST_PARSE_TIMEOUT, 5_000) // headers in full within 5 s
  *     .setServerOption(UndertowOptions.NO_REQUEST_TIMEOUT, 10_000)   // idle connection closed
  *     .setServerOption(UndertowOptions.MAX_HEADER_SIZE, 16 * 1024)
- *     .setSocketOption(Options.READ_TIMEOUT, 5_000)                  // silent client mid-body
  *     .setSocketOption(Options.CONNECTION_HIGH_WATER, 1000)          // connection cap
  *     .setSocketOption(Options.CONNECTION_LOW_WATER, 1000)
  * }</pre>
@@ -75,7 +77,12 @@ public final class WebhookHandler implements HttpHandler {
     this.consumer = Objects.requireNonNull(consumer, "consumer");
     this.adapter = consumer.adapterSupport();
     this.executor = executor;
-    this.bodies = new BodyReceiver(adapter, this::received);
+    this.bodies = new BodyReceiver(adapter, this::received, WebhookServer.DEFAULT_READ_TIMEOUT);
+  }
+
+  /** The longest silence allowed from a client mid-body; see {@link BodyReceiver}. */
+  void readTimeout(Duration timeout) {
+    bodies.readTimeout(timeout);
   }
 
   @Override

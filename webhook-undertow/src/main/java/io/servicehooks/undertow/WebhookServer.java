@@ -86,6 +86,7 @@ public final class WebhookServer implements AutoCloseable {
     this.requestedPort = b.port;
     PathHandler paths = Handlers.path(ServerRefusals.NOT_FOUND_HANDLER);
     this.handler = new WebhookHandler(b.consumer);
+    handler.readTimeout(b.readTimeout);
     paths.addExactPath(b.path, handler);
     b.routes.forEach(paths::addExactPath);
     this.shutdown = Handlers.gracefulShutdown(paths);
@@ -103,8 +104,6 @@ public final class WebhookServer implements AutoCloseable {
             // A connection with no request in progress (new or kept alive) is closed after this.
             .setServerOption(UndertowOptions.NO_REQUEST_TIMEOUT, millis(b.idleTimeout))
             .setServerOption(UndertowOptions.MAX_HEADER_SIZE, b.maxHeaderBytes)
-            // A silent peer while a request or body is being read; see Builder#readTimeout.
-            .setSocketOption(Options.READ_TIMEOUT, millis(b.readTimeout))
             // Past the cap, connections wait in the accept backlog instead of costing memory.
             .setSocketOption(Options.CONNECTION_HIGH_WATER, b.maxConnections)
             .setSocketOption(Options.CONNECTION_LOW_WATER, b.maxConnections);
@@ -403,9 +402,10 @@ public final class WebhookServer implements AutoCloseable {
     }
 
     /**
-     * The longest silence allowed from a client while its request or body is being read (default
-     * {@link #DEFAULT_READ_TIMEOUT}); past it the connection is closed and nothing is dispatched.
-     * Once the body has arrived it no longer runs: listeners may take longer.
+     * The longest silence allowed from a client while its body is being read (default {@link
+     * #DEFAULT_READ_TIMEOUT}); past it the connection is closed and nothing is dispatched. Once the
+     * body has arrived it no longer runs: listeners may take longer. The request line and headers
+     * are bounded as a whole by {@link #requestParseTimeout}.
      */
     public Builder readTimeout(Duration timeout) {
       this.readTimeout = timeout("readTimeout", timeout);

@@ -8,11 +8,14 @@ import static org.awaitility.Awaitility.await;
 
 import io.servicehooks.core.WebhookConsumer;
 import io.servicehooks.core.WebhookEvent;
+import io.undertow.Handlers;
+import io.undertow.Undertow;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.lang.management.ManagementFactory;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.net.URI;
@@ -123,6 +126,54 @@ final class WebhookServerHostileClientTest {
     readUntilClosed(socket);
     assertThat(seen).isEmpty();
     await().atMost(Duration.ofSeconds(5)).until(() -> server.unfinishedBodies() == 0);
+  }
+
+  @Test
+  void bodyTricklingLongerThanTheReadTimeoutButNeverSilentThatLong_answered200() throws Exception {
+    WebhookServer server = start(server().readTimeout(Duration.ofSeconds(1)));
+    byte[] body = envelope("trickled", "post.create").getBytes(StandardCharsets.UTF_8);
+    Socket socket = connect(server);
+    write(socket, headers(body.length, hmac(SECRET, body)));
+    OutputStream out = socket.getOutputStream();
+    int pieces = 5;
+    int step = (body.length + pieces - 1) / pieces;
+    long started = System.nanoTime();
+    for (int from = 0; from < body.length; from += step) {
+      Thread.sleep(350); // each gap well under the time-out, all of them together well over it
+      out.write(body, from, Math.min(step, body.length - from));
+      out.flush();
+    }
+
+    assertThat(System.nanoTime() - started).isGreaterThan(TimeUnit.MILLISECONDS.toNanos(1_500));
+    assertThat(readStatusLine(socket)).startsWith("HTTP/1.1 200");
+    assertThat(seen).extracting(WebhookEvent::id).containsExactly("trickled");
+    assertThat(server.unfinishedBodies()).isZero();
+  }
+
+  @Test
+  void handlerInUsersOwnUndertow_stalledBodyClosedAfterTheDefaultReadTimeout() throws Exception {
+    // No socket or server option of the user's: the handler bounds a silent body itself.
+    Undertow undertow =
+        Undertow.builder()
+            .addHttpListener(0, "127.0.0.1")
+            .setHandler(Handlers.path().addExactPath("/webhooks", new WebhookHandler(consumer())))
+            .build();
+    undertow.start();
+    try {
+      int port = ((InetSocketAddress) undertow.getListenerInfo().get(0).getAddress()).getPort();
+      Socket socket = new Socket("127.0.0.1", port);
+      socket.setSoTimeout(CLIENT_WAIT_MILLIS);
+      sockets.add(socket);
+      long started = System.nanoTime();
+      write(socket, headers(1000, "sha256=bogus") + "{\"data\":");
+
+      readUntilClosed(socket);
+      assertThat(System.nanoTime() - started)
+          .isGreaterThanOrEqualTo(WebhookServer.DEFAULT_READ_TIMEOUT.toNanos());
+      assertThat(seen).isEmpty();
+    } finally {
+      undertow.stop();
+    }
   }
 
   @Test
