@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -174,6 +175,66 @@ final class WebhookServerHostileClientTest {
     } finally {
       undertow.stop();
     }
+  }
+
+  /** A server whose listener holds every delivery's answer until {@code release} opens. */
+  private WebhookServer serverHoldingAnswers(CountDownLatch started, CountDownLatch release) {
+    WebhookConsumer holding =
+        WebhookConsumer.builder()
+            .consumerSecrets(SECRET)
+            .onAny(
+                event -> {
+                  started.countDown();
+                  if (!release.await(CLIENT_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
+                    throw new AssertionError("never released");
+                  }
+                  seen.add(event);
+                })
+            .build();
+    return start(WebhookServer.builder(holding).host("127.0.0.1").port(0));
+  }
+
+  private static String signedRequest(String eventId) {
+    String body = envelope(eventId, "post.create");
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    return headers(bytes.length, hmac(SECRET, bytes)) + body;
+  }
+
+  @Test
+  void secondRequestPipelinedWhileTheFirstAnswerWaits_bothAnsweredInOrder() throws Exception {
+    CountDownLatch started = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    WebhookServer server = serverHoldingAnswers(started, release);
+    Socket socket = connect(server);
+    write(socket, signedRequest("first"));
+    assertThat(started.await(CLIENT_WAIT_MILLIS, TimeUnit.MILLISECONDS)).isTrue();
+    // The second request arrives while the first one's answer waits for its listener.
+    write(socket, signedRequest("second"));
+    Thread.sleep(200);
+    release.countDown();
+
+    assertThat(readStatusLine(socket)).startsWith("HTTP/1.1 200");
+    assertThat(readStatusLine(socket)).startsWith("HTTP/1.1 200");
+    assertThat(seen).extracting(WebhookEvent::id).containsExactly("first", "second");
+  }
+
+  @Test
+  void clientGoneWhileItsAnswerWaits_eventKeptAndServerStillAnswers() throws Exception {
+    CountDownLatch started = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    WebhookServer server = serverHoldingAnswers(started, release);
+    Socket leaving = connect(server);
+    write(leaving, signedRequest("left"));
+    assertThat(started.await(CLIENT_WAIT_MILLIS, TimeUnit.MILLISECONDS)).isTrue();
+    leaving.close();
+    Thread.sleep(200);
+    release.countDown();
+
+    await().atMost(Duration.ofSeconds(5)).until(() -> seen.size() == 1);
+    Socket next = connect(server);
+    write(next, signedRequest("next"));
+    assertThat(readStatusLine(next)).startsWith("HTTP/1.1 200");
+    assertThat(seen).extracting(WebhookEvent::id).containsExactly("left", "next");
   }
 
   @Test
