@@ -177,14 +177,17 @@ final class WebhookServerHostileClientTest {
     }
   }
 
-  /** A server whose listener holds every delivery's answer until {@code release} opens. */
-  private WebhookServer serverHoldingAnswers(CountDownLatch started, CountDownLatch release) {
+  private final CountDownLatch listenerStarted = new CountDownLatch(1);
+  private final CountDownLatch release = new CountDownLatch(1);
+
+  /** A server whose listener holds every delivery's answer until {@link #release} opens. */
+  private WebhookServer serverHoldingAnswers() {
     WebhookConsumer holding =
         WebhookConsumer.builder()
             .consumerSecrets(SECRET)
             .onAny(
                 event -> {
-                  started.countDown();
+                  listenerStarted.countDown();
                   if (!release.await(CLIENT_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
                     throw new AssertionError("never released");
                   }
@@ -200,14 +203,17 @@ final class WebhookServerHostileClientTest {
     return headers(bytes.length, hmac(SECRET, bytes)) + body;
   }
 
+  /** Sends a signed delivery of {@code eventId} on a new connection and waits until it is held. */
+  private Socket sendHeld(WebhookServer server, String eventId) throws Exception {
+    Socket socket = connect(server);
+    write(socket, signedRequest(eventId));
+    assertThat(listenerStarted.await(CLIENT_WAIT_MILLIS, TimeUnit.MILLISECONDS)).isTrue();
+    return socket;
+  }
+
   @Test
   void secondRequestPipelinedWhileTheFirstAnswerWaits_bothAnsweredInOrder() throws Exception {
-    CountDownLatch started = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    WebhookServer server = serverHoldingAnswers(started, release);
-    Socket socket = connect(server);
-    write(socket, signedRequest("first"));
-    assertThat(started.await(CLIENT_WAIT_MILLIS, TimeUnit.MILLISECONDS)).isTrue();
+    Socket socket = sendHeld(serverHoldingAnswers(), "first");
     // The second request arrives while the first one's answer waits for its listener.
     write(socket, signedRequest("second"));
     Thread.sleep(200);
@@ -220,13 +226,8 @@ final class WebhookServerHostileClientTest {
 
   @Test
   void clientGoneWhileItsAnswerWaits_eventKeptAndServerStillAnswers() throws Exception {
-    CountDownLatch started = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    WebhookServer server = serverHoldingAnswers(started, release);
-    Socket leaving = connect(server);
-    write(leaving, signedRequest("left"));
-    assertThat(started.await(CLIENT_WAIT_MILLIS, TimeUnit.MILLISECONDS)).isTrue();
-    leaving.close();
+    WebhookServer server = serverHoldingAnswers();
+    sendHeld(server, "left").close();
     Thread.sleep(200);
     release.countDown();
 
