@@ -520,7 +520,11 @@ cpu_ticks() {
   echo "$total"
 }
 # user_sys_ticks PID: "<utime> <stime>" of one process, in clock ticks.
-user_sys_ticks() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{print $12, $13}' || echo "0 0"; }
+user_sys_ticks() {
+  local t
+  t=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{print $12, $13}') || t=""
+  echo "${t:-0 0}"
+}
 # thread_ticks PID: "<thread name> <utime+stime>" for each thread of one process, the names as the
 # kernel keeps them (15 characters) with trailing digits dropped, so a pool's threads add up.
 thread_ticks() {
@@ -617,14 +621,14 @@ for round in $(seq 1 "$ROUNDS"); do
           sleep 0.05
         done
         mapfile -t spids < <(store_pids "$server")
-        cpu0=$(cpu_ticks "$SERVER_PID")
         read -r user0 sys0 <<<"$(user_sys_ticks "$SERVER_PID")"
+        cpu0=$((user0 + sys0))
         threads0=$(thread_ticks "$SERVER_PID")
         declare -A stick0=()
         for p in "${spids[@]}"; do stick0[$p]=$(cpu_ticks "$p"); done
         wait "$wrk_pid"
-        cpu1=$(cpu_ticks "$SERVER_PID")
         read -r user1 sys1 <<<"$(user_sys_ticks "$SERVER_PID")"
+        cpu1=$((user1 + sys1))
         threads1=$(thread_ticks "$SERVER_PID")
         # Only store processes alive at both ends: one that exited meanwhile (a backend of a
         # closing pool) would count its whole CPU time as negative.

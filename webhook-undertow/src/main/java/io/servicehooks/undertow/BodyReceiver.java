@@ -47,16 +47,11 @@ final class BodyReceiver {
   private final AdapterSupport adapter;
   private final Delivered delivered;
   private final Set<HttpServerExchange> receiving = ConcurrentHashMap.newKeySet();
-  private volatile long silenceNanos;
+  private final long silenceNanos; // the read time-out: the longest silence allowed mid-body
 
   BodyReceiver(AdapterSupport adapter, Delivered delivered, Duration readTimeout) {
     this.adapter = adapter;
     this.delivered = delivered;
-    readTimeout(readTimeout);
-  }
-
-  /** The longest silence allowed mid-body; applies to bodies whose reading starts afterwards. */
-  void readTimeout(Duration readTimeout) {
     this.silenceNanos = readTimeout.toNanos();
   }
 
@@ -84,7 +79,7 @@ final class BodyReceiver {
             body.unwatch();
             next.proceed();
           });
-      body.watch(exchange, silenceNanos);
+      body.watch(exchange);
     }
   }
 
@@ -116,7 +111,6 @@ final class BodyReceiver {
     private boolean finished;
     private boolean tracked; // in receiving: the body did not arrive within receive()
     // The silence watch, only for a tracked body; its fields are used on the exchange's IO thread.
-    private long silenceNanos;
     private long lastChunkNanos;
     private XnioExecutor.Key timer;
 
@@ -134,17 +128,14 @@ final class BodyReceiver {
         lastChunkNanos = System.nanoTime();
       }
       if (chunk.length > limit - size) {
-        finished = true;
-        bytes = null;
+        finish(exchange);
         exchange.getRequestReceiver().pause();
-        untrack(exchange);
         tooLarge(exchange);
         return;
       }
       if (bytes == null) {
         if (last) {
-          finished = true;
-          untrack(exchange);
+          finish(exchange);
           delivered.received(exchange, chunk);
           return;
         }
@@ -156,22 +147,23 @@ final class BodyReceiver {
       System.arraycopy(chunk, 0, bytes, size, chunk.length);
       size += chunk.length;
       if (last) {
-        finished = true;
-        untrack(exchange);
-        delivered.received(exchange, size == bytes.length ? bytes : Arrays.copyOf(bytes, size));
-        bytes = null;
+        byte[] whole = size == bytes.length ? bytes : Arrays.copyOf(bytes, size);
+        finish(exchange);
+        delivered.received(exchange, whole);
       }
     }
 
-    private void untrack(HttpServerExchange exchange) {
+    /** The body is done with, whatever the outcome: no more chunks, no buffer, no watch. */
+    private void finish(HttpServerExchange exchange) {
+      finished = true;
+      bytes = null;
       if (tracked) {
         receiving.remove(exchange);
         unwatch();
       }
     }
 
-    void watch(HttpServerExchange exchange, long silenceNanos) {
-      this.silenceNanos = silenceNanos;
+    void watch(HttpServerExchange exchange) {
       this.lastChunkNanos = System.nanoTime();
       arm(exchange, silenceNanos);
     }
@@ -193,9 +185,7 @@ final class BodyReceiver {
         arm(exchange, silenceNanos - silent);
         return;
       }
-      finished = true;
-      bytes = null;
-      receiving.remove(exchange);
+      finish(exchange);
       log.debug(
           "A delivery's body stopped arriving for {} ms; connection closed",
           TimeUnit.NANOSECONDS.toMillis(silent));
@@ -215,9 +205,7 @@ final class BodyReceiver {
       if (finished) {
         return;
       }
-      finished = true;
-      bytes = null;
-      untrack(exchange);
+      finish(exchange);
       readFailed(exchange, error);
     }
   }

@@ -74,15 +74,17 @@ public final class WebhookHandler implements HttpHandler {
    * non-blocking and whose stores do not block.
    */
   public WebhookHandler(WebhookConsumer consumer, Executor executor) {
+    this(consumer, executor, WebhookServer.DEFAULT_READ_TIMEOUT);
+  }
+
+  /**
+   * As above, closing a connection silent for {@code readTimeout} mid-body ({@link BodyReceiver}).
+   */
+  WebhookHandler(WebhookConsumer consumer, Executor executor, Duration readTimeout) {
     this.consumer = Objects.requireNonNull(consumer, "consumer");
     this.adapter = consumer.adapterSupport();
     this.executor = executor;
-    this.bodies = new BodyReceiver(adapter, this::received, WebhookServer.DEFAULT_READ_TIMEOUT);
-  }
-
-  /** The longest silence allowed from a client mid-body; see {@link BodyReceiver}. */
-  void readTimeout(Duration timeout) {
-    bodies.readTimeout(timeout);
+    this.bodies = new BodyReceiver(adapter, this::received, readTimeout);
   }
 
   @Override

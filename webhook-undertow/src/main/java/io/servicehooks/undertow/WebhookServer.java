@@ -85,8 +85,7 @@ public final class WebhookServer implements AutoCloseable {
     this.host = b.host;
     this.requestedPort = b.port;
     PathHandler paths = Handlers.path(ServerRefusals.NOT_FOUND_HANDLER);
-    this.handler = new WebhookHandler(b.consumer);
-    handler.readTimeout(b.readTimeout);
+    this.handler = new WebhookHandler(b.consumer, null, b.readTimeout);
     paths.addExactPath(b.path, handler);
     b.routes.forEach(paths::addExactPath);
     this.shutdown = Handlers.gracefulShutdown(paths);
