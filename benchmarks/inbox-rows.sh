@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # PostgreSQL's own work per stored event for the durable inbox's row layouts, without the consumer:
 # pgbench runs what the inbox's statements do (a group of GROUP rows inserted leased to one
-# instance, then marked done in a second transaction without waiting for the flush) against
+# instance, then marked done in a second transaction without waiting for the flush; the mark here
+# takes the group's id range, where the inbox's marker looks each row up by id and attempt) against
 #
 #   shipped   the inbox's table as the V1-V5 scripts make it: payload_json and delivery_json both
 #             held, so a 1.5 KB delivery's row is over 2 KB and both are compressed (lz4) and moved
@@ -9,6 +10,10 @@
 #   once      the same table with the payload kept once, as its place in delivery_json: the row
 #             (about 1.7 KB) stays whole, nothing is compressed or moved out of line
 #   once-ff50 "once" with fillfactor 50: the done mark's new row version fits on its page
+#   inline    "shipped" with the default toast_tuple_target: both columns compressed in the row,
+#             nothing moved out of line unless the compressed row is still over about 2 KB
+#   external  "shipped" with both columns stored out of line uncompressed (STORAGE EXTERNAL)
+#   insert-only "shipped" without the done mark: the insert's share of the work, and so the mark's
 #
 # and prints, per event, the CPU of every PostgreSQL process over the measured seconds, the WAL
 # bytes and the table's bytes (as left without vacuum). The bodies are 1.5 KB post.create envelopes
@@ -18,6 +23,7 @@
 # bench_inbox_rows_<pid> and drops it at the end.
 #
 #   benchmarks/inbox-rows.sh                     # CLIENTS=2 GROUP=30 SECONDS_MEASURED=10
+#   LAYOUTS="shipped insert-only" benchmarks/inbox-rows.sh   # default: shipped once once-ff50
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -25,6 +31,13 @@ export PGHOST=${PGHOST:-127.0.0.1} PGPORT=${PGPORT:-5432} PGUSER=${PGUSER:-postg
 CLIENTS=${CLIENTS:-2}
 GROUP=${GROUP:-30}
 SECONDS_MEASURED=${SECONDS_MEASURED:-10}
+LAYOUTS=${LAYOUTS:-"shipped once once-ff50"}
+for layout in $LAYOUTS; do
+  case $layout in
+    shipped | once | once-ff50 | inline | external | insert-only) ;;
+    *) echo "[inbox-rows] unknown layout '$layout' (shipped once once-ff50 inline external insert-only)" >&2; exit 2 ;;
+  esac
+done
 DB=bench_inbox_rows_$$
 WORK=$(mktemp -d)
 say() { echo "[inbox-rows] $*" >&2; }
@@ -57,26 +70,34 @@ q "CREATE FUNCTION pay() RETURNS text LANGUAGE sql IMMUTABLE AS \$f\$ SELECT '$p
 q "SELECT CASE WHEN length(env('1000000000000000001')) = 1536 AND (env('1000000000000000001')::json -> 'data' ->> 'event_uuid') = '1000000000000000001' THEN 'ok' ELSE 'the envelope is not 1,536 characters of JSON' END" | grep -qx ok
 
 MIGRATIONS=webhook-postgres/src/main/resources/db/migration/servicehooks
-for layout in shipped once once_ff50; do
-  q "CREATE SCHEMA $layout"
+for layout in $LAYOUTS; do
+  schema=${layout//-/_}
+  q "CREATE SCHEMA $schema"
   for f in "$MIGRATIONS"/V[1-5]__*.sql; do
-    sed "s/\${schema}/$layout/g; s/\${table}/webhook_inbox/g" "$f" | psql -qX -d "$DB" >/dev/null
+    sed "s/\${schema}/$schema/g; s/\${table}/webhook_inbox/g" "$f" | psql -qX -d "$DB" >/dev/null
   done
   # The column payload_json: the payload as shipped, NULL where the row keeps it once.
   payload_column="pay()"
-  if [ "$layout" != shipped ]; then
-    payload_column=NULL
-  fi
-  [ "$layout" = once_ff50 ] && q "ALTER TABLE $layout.webhook_inbox SET (fillfactor = 50)"
+  mark=1
+  case $layout in
+    once) payload_column=NULL ;;
+    once-ff50) payload_column=NULL; q "ALTER TABLE $schema.webhook_inbox SET (fillfactor = 50)" ;;
+    inline) q "ALTER TABLE $schema.webhook_inbox RESET (toast_tuple_target)" ;;
+    external) q "ALTER TABLE $schema.webhook_inbox ALTER COLUMN payload_json SET STORAGE EXTERNAL,
+                 ALTER COLUMN delivery_json SET STORAGE EXTERNAL" ;;
+    insert-only) mark=0 ;;
+  esac
   cat >"$WORK/$layout.sql" <<EOF
 \set base random(1, 10000000000)
 BEGIN;
 SELECT set_config('default_toast_compression', 'lz4', true) AS lz4 \gset
-WITH ins AS (INSERT INTO $layout.webhook_inbox (dedup_key, event_id, event_type, original_type, family, filter_json, tag, payload_json, delivery_json, status, attempts, leased_by, due_at) SELECT 'e:' || k, k, 'post.create', 'post.create', 'ACTIVITY', '{"user_id":"2244994945"}', 'my-subscription', $payload_column, d, 'running', 1, 'c' || :client_id, now() + interval '60 s' FROM (SELECT k, env(k) AS d FROM (SELECT (:base::bigint * 1000 + g)::text AS k FROM generate_series(1, $GROUP) g) a) z ON CONFLICT (dedup_key) DO NOTHING RETURNING id) SELECT min(id) AS lo, max(id) AS hi FROM ins \gset
+WITH ins AS (INSERT INTO $schema.webhook_inbox (dedup_key, event_id, event_type, original_type, family, filter_json, tag, payload_json, delivery_json, status, attempts, leased_by, due_at) SELECT 'e:' || k, k, 'post.create', 'post.create', 'ACTIVITY', '{"user_id":"2244994945"}', 'my-subscription', $payload_column, d, 'running', 1, 'c' || :client_id, now() + interval '60 s' FROM (SELECT k, env(k) AS d FROM (SELECT (:base::bigint * 1000 + g)::text AS k FROM generate_series(1, $GROUP) g) a) z ON CONFLICT (dedup_key) DO NOTHING RETURNING id) SELECT min(id) AS lo, max(id) AS hi FROM ins \gset
 COMMIT;
 BEGIN;
 SET LOCAL synchronous_commit = off;
-UPDATE $layout.webhook_inbox SET status = 'done', done_at = now(), leased_by = NULL WHERE id BETWEEN :lo AND :hi AND leased_by = 'c' || :client_id;
+\\if $mark
+UPDATE $schema.webhook_inbox SET status = 'done', done_at = now(), leased_by = NULL WHERE id BETWEEN :lo AND :hi AND leased_by = 'c' || :client_id;
+\\endif
 COMMIT;
 EOF
 done
@@ -93,9 +114,9 @@ pg_ticks() {
 }
 
 hz=$(getconf CLK_TCK)
-printf '%-10s %10s %14s %14s %14s\n' layout events/s "pg CPU us/ev" "WAL bytes/ev" "table bytes/ev"
-for layout in shipped once once_ff50; do
-  table=$layout.webhook_inbox
+printf '%-12s %10s %14s %14s %14s\n' layout events/s "pg CPU us/ev" "WAL bytes/ev" "table bytes/ev"
+for layout in $LAYOUTS; do
+  table=${layout//-/_}.webhook_inbox
   # Each layout starts just after a checkpoint, so none pays for the WAL of the one before.
   q "CHECKPOINT"
   pgbench -n -M prepared -c "$CLIENTS" -j 1 -T $((SECONDS_MEASURED + 6)) -f "$WORK/$layout.sql" "$DB" \
@@ -117,5 +138,5 @@ for layout in shipped once once_ff50; do
       round(($t1 - $t0) * 1000000.0 / $hz / ($r1 - $r0), 1),
       round(pg_wal_lsn_diff('$l1', '$l0') / ($r1 - $r0)),
       round(pg_total_relation_size('$table') / greatest(count(*), 1)) FROM $table" |
-    awk -F'|' '{ printf "%-10s %10s %14s %14s %14s\n", $1, $2, $3, $4, $5 }'
+    awk -F'|' '{ printf "%-12s %10s %14s %14s %14s\n", $1, $2, $3, $4, $5 }'
 done
