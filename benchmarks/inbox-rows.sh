@@ -14,6 +14,8 @@
 #             nothing moved out of line unless the compressed row is still over about 2 KB
 #   external  "shipped" with both columns stored out of line uncompressed (STORAGE EXTERNAL)
 #   insert-only "shipped" without the done mark: the insert's share of the work, and so the mark's
+#   dedup-apart the dedup keys in a narrow table of their own (key, time), the inbox table without
+#             its unique key, and a done row deleted instead of updated: no done row kept
 #
 # and prints, per event, the CPU of every PostgreSQL process over the measured seconds, the WAL
 # bytes and the table's bytes (as left without vacuum). The bodies are 1.5 KB post.create envelopes
@@ -34,8 +36,8 @@ SECONDS_MEASURED=${SECONDS_MEASURED:-10}
 LAYOUTS=${LAYOUTS:-"shipped once once-ff50"}
 for layout in $LAYOUTS; do
   case $layout in
-    shipped | once | once-ff50 | inline | external | insert-only) ;;
-    *) echo "[inbox-rows] unknown layout '$layout' (shipped once once-ff50 inline external insert-only)" >&2; exit 2 ;;
+    shipped | once | once-ff50 | inline | external | insert-only | dedup-apart) ;;
+    *) echo "[inbox-rows] unknown layout '$layout' (shipped once once-ff50 inline external insert-only dedup-apart)" >&2; exit 2 ;;
   esac
 done
 DB=bench_inbox_rows_$$
@@ -86,17 +88,30 @@ for layout in $LAYOUTS; do
     external) q "ALTER TABLE $schema.webhook_inbox ALTER COLUMN payload_json SET STORAGE EXTERNAL,
                  ALTER COLUMN delivery_json SET STORAGE EXTERNAL" ;;
     insert-only) mark=0 ;;
+    dedup-apart)
+      q "CREATE TABLE $schema.webhook_dedup (dedup_key text PRIMARY KEY, stored_at timestamptz NOT NULL DEFAULT now())"
+      q "ALTER TABLE $schema.webhook_inbox DROP CONSTRAINT webhook_inbox_dedup_key_key" ;;
   esac
+  rows="SELECT 'e:' || k AS key, k, env(k) AS d FROM (SELECT (:base::bigint * 1000 + g)::text AS k FROM generate_series(1, $GROUP) g) a"
+  columns="dedup_key, event_id, event_type, original_type, family, filter_json, tag, payload_json, delivery_json, status, attempts, leased_by, due_at"
+  values="r.key, r.k, 'post.create', 'post.create', 'ACTIVITY', '{\"user_id\":\"2244994945\"}', 'my-subscription', $payload_column, r.d, 'running', 1, 'c' || :client_id, now() + interval '60 s'"
+  if [ "$layout" = dedup-apart ]; then
+    insert="WITH r AS ($rows), fresh AS (INSERT INTO $schema.webhook_dedup (dedup_key) SELECT key FROM r ON CONFLICT DO NOTHING RETURNING dedup_key), ins AS (INSERT INTO $schema.webhook_inbox ($columns) SELECT $values FROM r JOIN fresh ON fresh.dedup_key = r.key RETURNING id)"
+    done_mark="DELETE FROM $schema.webhook_inbox WHERE id BETWEEN :lo AND :hi AND leased_by = 'c' || :client_id;"
+  else
+    insert="WITH ins AS (INSERT INTO $schema.webhook_inbox ($columns) SELECT $values FROM ($rows) r ON CONFLICT (dedup_key) DO NOTHING RETURNING id)"
+    done_mark="UPDATE $schema.webhook_inbox SET status = 'done', done_at = now(), leased_by = NULL WHERE id BETWEEN :lo AND :hi AND leased_by = 'c' || :client_id;"
+  fi
   cat >"$WORK/$layout.sql" <<EOF
 \set base random(1, 10000000000)
 BEGIN;
 SELECT set_config('default_toast_compression', 'lz4', true) AS lz4 \gset
-WITH ins AS (INSERT INTO $schema.webhook_inbox (dedup_key, event_id, event_type, original_type, family, filter_json, tag, payload_json, delivery_json, status, attempts, leased_by, due_at) SELECT 'e:' || k, k, 'post.create', 'post.create', 'ACTIVITY', '{"user_id":"2244994945"}', 'my-subscription', $payload_column, d, 'running', 1, 'c' || :client_id, now() + interval '60 s' FROM (SELECT k, env(k) AS d FROM (SELECT (:base::bigint * 1000 + g)::text AS k FROM generate_series(1, $GROUP) g) a) z ON CONFLICT (dedup_key) DO NOTHING RETURNING id) SELECT min(id) AS lo, max(id) AS hi FROM ins \gset
+$insert SELECT min(id) AS lo, max(id) AS hi FROM ins \gset
 COMMIT;
 BEGIN;
 SET LOCAL synchronous_commit = off;
 \\if $mark
-UPDATE $schema.webhook_inbox SET status = 'done', done_at = now(), leased_by = NULL WHERE id BETWEEN :lo AND :hi AND leased_by = 'c' || :client_id;
+$done_mark
 \\endif
 COMMIT;
 EOF
@@ -116,7 +131,12 @@ pg_ticks() {
 hz=$(getconf CLK_TCK)
 printf '%-12s %10s %14s %14s %14s\n' layout events/s "pg CPU us/ev" "WAL bytes/ev" "table bytes/ev"
 for layout in $LAYOUTS; do
-  table=${layout//-/_}.webhook_inbox
+  schema=${layout//-/_}
+  table=$schema.webhook_inbox
+  # Events stored: the id sequence, which a deleted row does not move back.
+  stored="pg_sequence_last_value(pg_get_serial_sequence('$table', 'id'))"
+  bytes="pg_total_relation_size('$table')"
+  [ "$layout" = dedup-apart ] && bytes="$bytes + pg_total_relation_size('$schema.webhook_dedup')"
   # Each layout starts just after a checkpoint, so none pays for the WAL of the one before.
   q "CHECKPOINT"
   pgbench -n -M prepared -c "$CLIENTS" -j 1 -T $((SECONDS_MEASURED + 6)) -f "$WORK/$layout.sql" "$DB" \
@@ -124,12 +144,12 @@ for layout in $LAYOUTS; do
   bench=$!
   sleep 3
   t0=$(pg_ticks)
-  r0=$(q "SELECT coalesce(max(id), 0) FROM $table")
+  r0=$(q "SELECT coalesce($stored, 0)")
   l0=$(q "SELECT pg_current_wal_lsn()")
   s0=$(date +%s.%N)
   sleep "$SECONDS_MEASURED"
   t1=$(pg_ticks)
-  r1=$(q "SELECT coalesce(max(id), 0) FROM $table")
+  r1=$(q "SELECT coalesce($stored, 0)")
   l1=$(q "SELECT pg_current_wal_lsn()")
   s1=$(date +%s.%N)
   wait "$bench" || { cat "$WORK/$layout.log" >&2; exit 1; }
@@ -137,6 +157,6 @@ for layout in $LAYOUTS; do
       round(($r1 - $r0) / ($s1 - $s0)),
       round(($t1 - $t0) * 1000000.0 / $hz / ($r1 - $r0), 1),
       round(pg_wal_lsn_diff('$l1', '$l0') / ($r1 - $r0)),
-      round(pg_total_relation_size('$table') / greatest(count(*), 1)) FROM $table" |
+      round(($bytes) / greatest($stored, 1))" |
     awk -F'|' '{ printf "%-12s %10s %14s %14s %14s\n", $1, $2, $3, $4, $5 }'
 done
