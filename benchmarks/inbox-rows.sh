@@ -18,11 +18,11 @@
 #             its unique key, and a done row deleted instead of updated: no done row kept
 #
 # and prints, per event, the CPU of every PostgreSQL process over the measured seconds, the WAL
-# bytes and the table's bytes (as left without vacuum). The bodies are 1.5 KB post.create envelopes
-# like Payloads.envelope, made from constant parts and the event id. Run from the repository
-# root; it needs psql and pgbench (Debian: postgresql-client) and a PostgreSQL it may create a
-# database on (PGHOST, PGPORT, PGUSER; default 127.0.0.1:5432, postgres). It creates the database
-# bench_inbox_rows_<pid> and drops it at the end.
+# bytes and the bytes of the layout's tables (as left without vacuum). The bodies are 1.5 KB
+# post.create envelopes like Payloads.envelope, made from constant parts and the event id. Run from
+# the repository root; it needs psql and pgbench (Debian: postgresql-client) and a PostgreSQL it
+# may create a database on (PGHOST, PGPORT, PGUSER; default 127.0.0.1:5432, postgres). It creates
+# the database bench_inbox_rows_<pid> and drops it at the end.
 #
 #   benchmarks/inbox-rows.sh                     # CLIENTS=2 GROUP=30 SECONDS_MEASURED=10
 #   LAYOUTS="shipped insert-only" benchmarks/inbox-rows.sh   # default: shipped once once-ff50
@@ -34,11 +34,12 @@ CLIENTS=${CLIENTS:-2}
 GROUP=${GROUP:-30}
 SECONDS_MEASURED=${SECONDS_MEASURED:-10}
 LAYOUTS=${LAYOUTS:-"shipped once once-ff50"}
+KNOWN="shipped once once-ff50 inline external insert-only dedup-apart"
 for layout in $LAYOUTS; do
-  case $layout in
-    shipped | once | once-ff50 | inline | external | insert-only | dedup-apart) ;;
-    *) echo "[inbox-rows] unknown layout '$layout' (shipped once once-ff50 inline external insert-only dedup-apart)" >&2; exit 2 ;;
-  esac
+  if [[ " $KNOWN " != *" $layout "* ]]; then
+    echo "[inbox-rows] unknown layout '$layout' ($KNOWN)" >&2
+    exit 2
+  fi
 done
 DB=bench_inbox_rows_$$
 WORK=$(mktemp -d)
@@ -135,8 +136,8 @@ for layout in $LAYOUTS; do
   table=$schema.webhook_inbox
   # Events stored: the id sequence, which a deleted row does not move back.
   stored="pg_sequence_last_value(pg_get_serial_sequence('$table', 'id'))"
-  bytes="pg_total_relation_size('$table')"
-  [ "$layout" = dedup-apart ] && bytes="$bytes + pg_total_relation_size('$schema.webhook_dedup')"
+  # Bytes kept: every table of the layout's schema, with its TOAST and indexes.
+  bytes="(SELECT sum(pg_total_relation_size(oid)) FROM pg_class WHERE relnamespace = '$schema'::regnamespace AND relkind = 'r')"
   # Each layout starts just after a checkpoint, so none pays for the WAL of the one before.
   q "CHECKPOINT"
   pgbench -n -M prepared -c "$CLIENTS" -j 1 -T $((SECONDS_MEASURED + 6)) -f "$WORK/$layout.sql" "$DB" \
@@ -157,6 +158,6 @@ for layout in $LAYOUTS; do
       round(($r1 - $r0) / ($s1 - $s0)),
       round(($t1 - $t0) * 1000000.0 / $hz / ($r1 - $r0), 1),
       round(pg_wal_lsn_diff('$l1', '$l0') / ($r1 - $r0)),
-      round(($bytes) / greatest($stored, 1))" |
+      round($bytes / greatest($stored, 1))" |
     awk -F'|' '{ printf "%-12s %10s %14s %14s %14s\n", $1, $2, $3, $4, $5 }'
 done
