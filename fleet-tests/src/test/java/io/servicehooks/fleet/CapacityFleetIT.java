@@ -302,16 +302,9 @@ final class CapacityFleetIT {
         settle(cell); // the warm-up's statistics reported before the first reading
       }
 
-      // What the instances cost the stores while no event arrives (polls, health checks); the
-      // measurement run only.
-      Map<String, Double> idleFrom = Map.of();
-      Map<String, Double> idleTo = Map.of();
-      double idleSeconds = 0;
+      // What the instances cost the stores while no event arrives; the measurement run only.
       if (MEASURING) {
-        idleFrom = counters(cell);
-        Thread.sleep(5_000); // a fixed window of idleness, measured, not awaited
-        idleTo = counters(cell);
-        idleSeconds = idleTo.get("time") - idleFrom.get("time");
+        cell.idlePerSecond.putAll(idlePerSecond(cell));
       }
 
       String load0 = loadAverage();
@@ -330,11 +323,6 @@ final class CapacityFleetIT {
       for (Map.Entry<String, Double> e : after.entrySet()) {
         double d = e.getValue() - before.getOrDefault(e.getKey(), 0.0);
         cell.delta.put(e.getKey(), d);
-        if (idleSeconds > 0) {
-          double idle =
-              idleTo.getOrDefault(e.getKey(), 0.0) - idleFrom.getOrDefault(e.getKey(), 0.0);
-          cell.idlePerSecond.put(e.getKey(), idle / idleSeconds);
-        }
       }
       cell.load = load0 + " → " + load1;
       report.add(cell.describe());
@@ -460,6 +448,20 @@ final class CapacityFleetIT {
 
   // ---------------------------------------------------------------------------------------------
   // Counters: every figure a cell reads before and after, by name.
+
+  /**
+   * Each counter's change per second over a fixed 5 s window with no event arriving: what the
+   * instances cost the stores idle (polls, health checks).
+   */
+  private static Map<String, Double> idlePerSecond(Cell cell) throws Exception {
+    Map<String, Double> from = counters(cell);
+    Thread.sleep(5_000); // a fixed window of idleness, measured, not awaited
+    Map<String, Double> to = counters(cell);
+    double seconds = to.get("time") - from.get("time");
+    Map<String, Double> perSecond = new TreeMap<>();
+    to.forEach((key, value) -> perSecond.put(key, (value - from.getOrDefault(key, 0.0)) / seconds));
+    return perSecond;
+  }
 
   private static Map<String, Double> counters(Cell cell) throws Exception {
     Map<String, Double> c = new TreeMap<>();
