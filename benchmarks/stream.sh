@@ -10,8 +10,9 @@
 # CPU $CLIENT_CPU with its stdout (one "Handled <type> event <id>" line per event, dedup on: the
 # consumer's in-memory Deduplicator, tweepy's handler a set) going to a file. CPU per event is the
 # client process's utime+stime from its first handled line to its last (start-up excluded), the
-# warm half over the second half only; events/s is wall clock over the same lines. Rounds
-# alternate the order. EXTRA_CONSUMER_JAR measures a second build in the same run (a before/after).
+# warm half over the second half only, the JIT's part (a JVM's C1 and C2 threads) beside it;
+# events/s is wall clock over the same lines. Rounds alternate the order. EXTRA_CONSUMER_JAR
+# measures a second build in the same run (a before/after).
 #
 # Settings: EVENTS=1000000 ROUNDS=3 CLIENT_CPU=0 FAKE_CPU=1 JVM_FLAGS= THREADS= (1: print CPU per
 #   thread name) CLIENTS="servicehooks tweepy" EXTRA_CONSUMER_JAR= SKIP_BUILD=0

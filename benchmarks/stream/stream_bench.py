@@ -6,7 +6,8 @@ start the client pinned to CLIENT_CPU with its stdout to a file, and follow that
 the client process (utime + stime of all its threads, /proc/<pid>/stat) is read when the first
 "Handled " line appears, at EVENTS/2 and at EVENTS. CPU per event is over the lines between the
 first and the last (start-up excluded); the warm half is over the second half only. events/s is
-wall clock over the same lines.
+wall clock over the same lines. For a JVM, the part of that CPU its JIT compiler threads (C1 and
+C2) spent over the same lines is printed beside it.
 """
 import os
 import signal
@@ -49,8 +50,14 @@ def threads(pid):
     return out
 
 
+def compiler_seconds(pid):
+    """CPU seconds of the JVM's JIT compiler threads (C1 and C2); 0 for a process without them."""
+    return sum(v for k, v in threads(pid).items() if k.startswith(("C1 CompilerThre", "C2 CompilerThre")))
+
+
 def follow(path, pid, events, timeout):
-    """Counts "Handled " lines as the file grows; returns the samples (t, cpu) at first, half, last."""
+    """Counts "Handled " lines as the file grows; returns the samples (t, cpu, jit cpu) at first,
+    half and last."""
     seen, marks, tail = 0, {}, b""
     targets = {1: "first", events // 2: "half", events: "last"}
     deadline = time.monotonic() + timeout
@@ -66,7 +73,7 @@ def follow(path, pid, events, timeout):
             before = seen
             seen += data[:cut].count(b"Handled ")
             for target in [t for t in targets if before < t <= seen]:
-                marks[targets[target]] = (time.monotonic(), cpu_seconds(pid))
+                marks[targets[target]] = (time.monotonic(), cpu_seconds(pid), compiler_seconds(pid))
             if seen >= events:
                 if os.environ.get("THREADS"):
                     top = sorted(threads(pid).items(), key=lambda kv: -kv[1])[:8]
@@ -96,9 +103,10 @@ def run_cell(name, command, env, events, client_cpu, fake_cpu, out_dir, timeout)
         fake.wait()
     if "last" not in marks:
         return f"{name}: only {seen} of {events} events within {timeout} s (see {log_path})"
-    (t0, c0), (th, ch), (t1, c1) = marks["first"], marks["half"], marks["last"]
+    (t0, c0, j0), (th, ch, jh), (t1, c1, j1) = marks["first"], marks["half"], marks["last"]
     n, half = events - 1, events - events // 2
-    return (f"{name}: {n / (t1 - t0):,.0f} events/s, {1e6 * (c1 - c0) / n:.2f} us CPU/event"
+    jit = f", JIT {1e6 * (j1 - j0) / n:.2f} of it" if j1 > j0 else ""
+    return (f"{name}: {n / (t1 - t0):,.0f} events/s, {1e6 * (c1 - c0) / n:.2f} us CPU/event{jit}"
             f" (warm half {1e6 * (c1 - ch) / half:.2f}), wall {t1 - t0:.1f} s")
 
 
