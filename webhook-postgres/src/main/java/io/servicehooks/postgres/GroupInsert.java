@@ -7,6 +7,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -18,7 +19,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The store step: one group of deliveries written in one transaction, {@code INSERT ... ON CONFLICT
  * (dedup_key) DO NOTHING RETURNING}, then each delivery's future completed with what happened to
- * each of its events.
+ * each of its events. Rows go in in the order of their dedup keys, one order for every instance
+ * (the insert takes them from its arrays in the arrays' order), so two instances storing the same
+ * events never wait on each other.
  *
  * <p>Before the insert it reserves room with this instance's workers (never waiting); that many of
  * the group's rows are inserted already leased to this instance. The rest are inserted pending, for
@@ -106,8 +109,9 @@ final class GroupInsert {
       }
     }
     int n = rows.size();
-    List<int[]> chunks = chunks(rows, bodyOf);
-    // The first `room` rows are leased to this instance at insert (the hot path).
+    int[] order = keyOrder(rows);
+    List<int[]> chunks = chunks(rows, bodyOf, order);
+    // The first `room` rows to arrive are leased to this instance at insert (the hot path).
     int room = workers.reserve(n);
     Set<String> inserted = new HashSet<>();
     Map<String, Long> hotIds = new HashMap<>();
@@ -123,7 +127,8 @@ final class GroupInsert {
         Long[] bodyIds = insertBodies(c, bodies);
         leasedAt = System.nanoTime();
         for (int[] chunk : chunks) {
-          insertChunk(c, insert, rows, bodyOf, bodyIds, chunk[0], chunk[1], room, inserted, hotIds);
+          insertChunk(
+              c, insert, rows, bodyOf, order, bodyIds, chunk[0], chunk[1], room, inserted, hotIds);
         }
         if (bodyIds.length > 0) {
           try (PreparedStatement st = c.prepareStatement(s.tables.dropUnusedBodies)) {
@@ -167,6 +172,27 @@ final class GroupInsert {
     }
   }
 
+  /**
+   * The rows' indexes in the order of their dedup keys: the order every instance inserts them in.
+   * An insert waits on a key another transaction inserted and has not committed; two instances
+   * storing the same events (a platform retry to the other instance) in their own arrival orders
+   * would each wait on the other, and PostgreSQL would abort one of them as a deadlock. Inserting
+   * in one order everywhere, across the statements of a group too, leaves only one waiting, on a
+   * transaction that does not wait on it.
+   */
+  private static int[] keyOrder(List<StoredEvent> rows) {
+    Integer[] boxed = new Integer[rows.size()];
+    for (int i = 0; i < boxed.length; i++) {
+      boxed[i] = i;
+    }
+    Arrays.sort(boxed, (x, y) -> rows.get(x).dedupKey().compareTo(rows.get(y).dedupKey()));
+    int[] order = new int[boxed.length];
+    for (int i = 0; i < order.length; i++) {
+      order[i] = boxed[i];
+    }
+    return order;
+  }
+
   private static boolean sameText(String a, String b) {
     return a == b || a.equals(b);
   }
@@ -174,14 +200,15 @@ final class GroupInsert {
   /**
    * Splits the rows into statements of at most {@code maxBatchRows} rows and about {@link
    * #MAX_STATEMENT_CHARS} characters of parameters, so no delivery, however many events it carries,
-   * makes one statement the driver must hold in memory all at once. {@code [from, to)}.
+   * makes one statement the driver must hold in memory all at once. {@code [from, to)} of {@code
+   * order}.
    */
-  private List<int[]> chunks(List<StoredEvent> rows, List<Integer> bodyOf) {
+  private List<int[]> chunks(List<StoredEvent> rows, List<Integer> bodyOf, int[] order) {
     List<int[]> out = new ArrayList<>();
     int from = 0;
     long chars = 0;
     for (int i = 0; i < rows.size(); i++) {
-      long size = chars(rows.get(i), bodyOf.get(i) >= 0);
+      long size = chars(rows.get(order[i]), bodyOf.get(order[i]) >= 0);
       if (i > from && (i - from >= s.maxBatchRows || chars + size > MAX_STATEMENT_CHARS)) {
         out.add(new int[] {from, i});
         from = i;
@@ -229,6 +256,7 @@ final class GroupInsert {
       String insert,
       List<StoredEvent> rows,
       List<Integer> bodyOf,
+      int[] order,
       Long[] bodyIds,
       int from,
       int to,
@@ -241,8 +269,9 @@ final class GroupInsert {
     Long[] bodyId = new Long[n];
     Boolean[] leased = new Boolean[n];
     for (int i = 0; i < n; i++) {
-      StoredEvent e = rows.get(from + i);
-      int body = bodyOf.get(from + i);
+      int row = order[from + i];
+      StoredEvent e = rows.get(row);
+      int body = bodyOf.get(row);
       columns[0][i] = e.dedupKey();
       columns[1][i] = e.id();
       columns[2][i] = e.type();
@@ -255,7 +284,7 @@ final class GroupInsert {
       columns[9][i] = body >= 0 ? null : e.deliveryJson();
       columns[10][i] = e.traceparent();
       bodyId[i] = body >= 0 ? bodyIds[body] : null;
-      leased[i] = from + i < room;
+      leased[i] = row < room;
     }
     try (PreparedStatement st = c.prepareStatement(insert)) {
       st.setQueryTimeout(s.timeoutSeconds());

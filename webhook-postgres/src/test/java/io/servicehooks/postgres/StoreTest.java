@@ -209,6 +209,52 @@ final class StoreTest {
   }
 
   @Test
+  void store_twoInstancesSameEventsInOppositeOrders_eachStoredOnceNoDeadlock() throws Exception {
+    // Two instances on one table, each storing the same events at the same moment (a platform
+    // retry to the other instance), one in the order the other reversed. Rows locked in opposite
+    // orders would deadlock: PostgreSQL would abort one transaction and its delivery fail.
+    int events = 2000;
+    CountingDataSource first = new CountingDataSource(pool);
+    CountingDataSource second = new CountingDataSource(pool);
+    Tables tables = new Tables(schema.name, PostgresInbox.DEFAULT_TABLE);
+    CountDownLatch bothInserting = new CountDownLatch(2);
+    java.util.function.Consumer<String> meet =
+        sql -> {
+          if (sql.equals(tables.insert) || sql.equals(tables.insertLz4)) {
+            bothInserting.countDown();
+            try {
+              bothInserting.await(20, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          }
+        };
+    first.beforeExecute = meet;
+    second.beforeExecute = meet;
+    inbox = builder(first).instanceName("first").build();
+    List<StoredEvent> forward = new ArrayList<>();
+    for (int i = 0; i < events; i++) {
+      forward.add(Events.post("o" + i));
+    }
+    List<StoredEvent> backward = new ArrayList<>(forward);
+    java.util.Collections.reverse(backward);
+
+    try (PostgresInbox other = builder(second).instanceName("second").build()) {
+      CompletableFuture<List<InboxOutcome>> a = inbox.store(forward).toCompletableFuture();
+      CompletableFuture<List<InboxOutcome>> b = other.store(backward).toCompletableFuture();
+
+      List<InboxOutcome> outcomesA = a.get(20, TimeUnit.SECONDS);
+      List<InboxOutcome> outcomesB = b.get(20, TimeUnit.SECONDS);
+      for (int i = 0; i < events; i++) {
+        assertThat(List.of(outcomesA.get(i), outcomesB.get(events - 1 - i)))
+            .as("event %d stored by one instance, a duplicate at the other", i)
+            .containsExactlyInAnyOrder(InboxOutcome.STORED, InboxOutcome.DUPLICATE);
+      }
+    }
+    assertThat(schema.number("SELECT count(*) FROM " + schema.table())).isEqualTo(events);
+  }
+
+  @Test
   void store_databaseUnreachable_failsAndStoresNothing() throws Exception {
     PGSimpleDataSource nowhere = new PGSimpleDataSource();
     nowhere.setURL("jdbc:postgresql://127.0.0.1:9/test?user=postgres");
