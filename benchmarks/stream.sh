@@ -6,16 +6,17 @@
 #   benchmarks/stream.sh
 #
 # The fake (benchmarks/stream/fake_stream.py) is a separate process on CPU $FAKE_CPU that writes
-# EVENTS prepared lines of ~170 bytes, each a new event, in 64 KB chunks; the client runs pinned to
-# CPU $CLIENT_CPU with its stdout (one "Handled <type> event <id>" line per event, dedup on: the
-# consumer's in-memory Deduplicator, tweepy's handler a set) going to a file. CPU per event is the
-# client process's utime+stime from its first handled line to its last (start-up excluded), the
-# warm half over the second half only, the JIT's part (a JVM's C1 and C2 threads) beside it;
-# events/s is wall clock over the same lines. Rounds alternate the order. EXTRA_CONSUMER_JAR
-# measures a second build in the same run (a before/after).
+# EVENTS prepared lines of ~190 bytes, each a new event with a 19-digit id like the platform's
+# event_uuid (IDS=padded: 12-digit zero-padded ids, a string to a consumer), in 64 KB chunks; the
+# client runs pinned to CPU $CLIENT_CPU with its stdout (one "Handled <type> event <id>" line per
+# event, dedup on: the consumer's in-memory Deduplicator, tweepy's handler a set) going to a file.
+# CPU per event is the client process's utime+stime from its first handled line to its last
+# (start-up excluded), the warm half over the second half only, the JIT's part (a JVM's C1 and C2
+# threads) beside it; events/s is wall clock over the same lines. Rounds alternate the order.
+# EXTRA_CONSUMER_JAR measures a second build in the same run (a before/after).
 #
 # Settings: EVENTS=1000000 ROUNDS=3 CLIENT_CPU=0 FAKE_CPU=1 JVM_FLAGS= THREADS= (1: print CPU per
-#   thread name) CLIENTS="servicehooks tweepy" EXTRA_CONSUMER_JAR= SKIP_BUILD=0
+#   thread name) CLIENTS="servicehooks tweepy" EXTRA_CONSUMER_JAR= IDS=platform SKIP_BUILD=0
 # A profile: JVM_FLAGS="-XX:StartFlightRecording=filename=/tmp/stream.jfr,settings=profile"
 set -euo pipefail
 cd "$(dirname "$0")/.."
