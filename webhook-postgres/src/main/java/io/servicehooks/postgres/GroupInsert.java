@@ -7,12 +7,13 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
-import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.IntStream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -181,16 +182,11 @@ final class GroupInsert {
    * transaction that does not wait on it.
    */
   private static int[] keyOrder(List<StoredEvent> rows) {
-    Integer[] boxed = new Integer[rows.size()];
-    for (int i = 0; i < boxed.length; i++) {
-      boxed[i] = i;
-    }
-    Arrays.sort(boxed, (x, y) -> rows.get(x).dedupKey().compareTo(rows.get(y).dedupKey()));
-    int[] order = new int[boxed.length];
-    for (int i = 0; i < order.length; i++) {
-      order[i] = boxed[i];
-    }
-    return order;
+    return IntStream.range(0, rows.size())
+        .boxed()
+        .sorted(Comparator.comparing(i -> rows.get(i).dedupKey()))
+        .mapToInt(Integer::intValue)
+        .toArray();
   }
 
   private static boolean sameText(String a, String b) {

@@ -12,11 +12,13 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -218,7 +220,7 @@ final class StoreTest {
     CountingDataSource second = new CountingDataSource(pool);
     Tables tables = new Tables(schema.name, PostgresInbox.DEFAULT_TABLE);
     CountDownLatch bothInserting = new CountDownLatch(2);
-    java.util.function.Consumer<String> meet =
+    Consumer<String> meet =
         sql -> {
           if (sql.equals(tables.insert) || sql.equals(tables.insertLz4)) {
             bothInserting.countDown();
@@ -237,7 +239,7 @@ final class StoreTest {
       forward.add(Events.post("o" + i));
     }
     List<StoredEvent> backward = new ArrayList<>(forward);
-    java.util.Collections.reverse(backward);
+    Collections.reverse(backward);
 
     try (PostgresInbox other = builder(second).instanceName("second").build()) {
       CompletableFuture<List<InboxOutcome>> a = inbox.store(forward).toCompletableFuture();
