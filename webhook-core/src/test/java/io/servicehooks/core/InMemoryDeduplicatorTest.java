@@ -193,6 +193,46 @@ final class InMemoryDeduplicatorTest {
   }
 
   @Test
+  void compact_decimalIds_agreeWithTheJdksParseAndPrint() {
+    // The JDK's own parse and print are the independent computation: an id is a Long exactly when
+    // Long.parseLong reads it and Long.toString writes it back unchanged.
+    java.util.SplittableRandom random = new java.util.SplittableRandom(35);
+    java.util.List<String> ids =
+        new java.util.ArrayList<>(
+            java.util.List.of(
+                Long.toString(Long.MAX_VALUE),
+                Long.toString(Long.MIN_VALUE),
+                "9223372036854775808",
+                "-9223372036854775809",
+                "9999999999999999999",
+                "-0",
+                "00",
+                "-",
+                "1876-0000"));
+    for (int i = 0; i < 20_000; i++) {
+      long value = random.nextLong() >> random.nextInt(64);
+      ids.add(Long.toString(value));
+      char[] digits = new char[1 + random.nextInt(20)];
+      for (int d = 0; d < digits.length; d++) {
+        digits[d] = (char) ('0' + random.nextInt(10));
+      }
+      ids.add((random.nextBoolean() ? "-" : "") + new String(digits));
+    }
+    for (String id : ids) {
+      Object expected = "e:" + id;
+      try {
+        long parsed = Long.parseLong(id);
+        if (Long.toString(parsed).equals(id)) {
+          expected = parsed;
+        }
+      } catch (NumberFormatException notALong) {
+        // stays the string
+      }
+      assertThat(InMemoryDeduplicator.compact("e:" + id)).as(id).isEqualTo(expected);
+    }
+  }
+
+  @Test
   void release_claimedKey_canBeClaimedAgain() {
     InMemoryDeduplicator dedup = new InMemoryDeduplicator(Duration.ofMinutes(5), 100, ticker);
     Claim owner = claim(dedup, "k");
