@@ -201,13 +201,14 @@ final class InMemoryDeduplicator implements Deduplicator, MeteredStore {
       return null;
     }
     long limit = negative ? Long.MIN_VALUE : -Long.MAX_VALUE;
+    long beforeLastStep = limit / 10; // below this, one more digit would pass the limit
     long value = 0;
     for (; i < key.length(); i++) {
       int digit = key.charAt(i) - '0';
       if (digit < 0 || digit > 9) {
         return null;
       }
-      if (value < limit / 10) {
+      if (value < beforeLastStep) {
         return null;
       }
       value *= 10;
