@@ -17,6 +17,8 @@
 #
 # Settings: EVENTS=1000000 ROUNDS=3 CLIENT_CPU=0 FAKE_CPU=1 JVM_FLAGS= THREADS= (1: print CPU per
 #   thread name) CLIENTS="servicehooks tweepy" EXTRA_CONSUMER_JAR= IDS=platform SKIP_BUILD=0
+#   COMPILATIONS= (1: each JVM records its JIT compilations, and what C2 compiled while the events
+#   were handled is printed under its cell: benchmarks/stream/compilations.py)
 # A profile: JVM_FLAGS="-XX:StartFlightRecording=filename=/tmp/stream.jfr,settings=profile"
 set -euo pipefail
 cd "$(dirname "$0")/.."

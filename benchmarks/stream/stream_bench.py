@@ -7,13 +7,17 @@ the client process (utime + stime of all its threads, /proc/<pid>/stat) is read 
 "Handled " line appears, at EVENTS/2 and at EVENTS. CPU per event is over the lines between the
 first and the last (start-up excluded); the warm half is over the second half only. events/s is
 wall clock over the same lines. For a JVM, the part of that CPU its JIT compiler threads (C1 and
-C2) spent over the same lines is printed beside it.
+C2) spent over the same lines is printed beside it. With COMPILATIONS=1 each JVM records its
+JIT compilations (compilations.jfc) and a second line says what C2 compiled between the first and
+the last line (compilations.py).
 """
 import os
 import signal
 import subprocess
 import sys
 import time
+
+import compilations
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TICK = os.sysconf("SC_CLK_TCK")
@@ -73,7 +77,8 @@ def follow(path, pid, events, timeout):
             before = seen
             seen += data[:cut].count(b"Handled ")
             for target in [t for t in targets if before < t <= seen]:
-                marks[targets[target]] = (time.monotonic(), cpu_seconds(pid), compiler_seconds(pid))
+                marks[targets[target]] = (time.monotonic(), cpu_seconds(pid), compiler_seconds(pid),
+                                          time.time())
             if seen >= events:
                 if os.environ.get("THREADS"):
                     top = sorted(threads(pid).items(), key=lambda kv: -kv[1])[:8]
@@ -86,9 +91,13 @@ def run_cell(name, command, env, events, client_cpu, fake_cpu, out_dir, timeout)
     fake, port = start_fake(events, fake_cpu)
     base = f"http://127.0.0.1:{port}"
     log_path = os.path.join(out_dir, f"{name}.log")
+    recording = os.path.join(out_dir, f"{name}.jfr")
+    if os.path.exists(recording):
+        os.remove(recording)
     with open(log_path, "wb") as log:
         client = subprocess.Popen(
-            ["taskset", "-c", client_cpu] + [c.replace("{base}", base) for c in command],
+            ["taskset", "-c", client_cpu]
+            + [c.replace("{base}", base).replace("{recording}", recording) for c in command],
             stdout=log, stderr=subprocess.STDOUT,
             env={**os.environ, **{k: v.replace("{base}", base) for k, v in env.items()}})
     try:
@@ -103,11 +112,17 @@ def run_cell(name, command, env, events, client_cpu, fake_cpu, out_dir, timeout)
         fake.wait()
     if "last" not in marks:
         return f"{name}: only {seen} of {events} events within {timeout} s (see {log_path})"
-    (t0, c0, j0), (th, ch, jh), (t1, c1, j1) = marks["first"], marks["half"], marks["last"]
+    (t0, c0, j0, w0), (th, ch, jh, _), (t1, c1, j1, w1) = marks["first"], marks["half"], marks["last"]
     n, half = events - 1, events - events // 2
     jit = f", JIT {1e6 * (j1 - j0) / n:.2f} of it" if j1 > j0 else ""
-    return (f"{name}: {n / (t1 - t0):,.0f} events/s, {1e6 * (c1 - c0) / n:.2f} us CPU/event{jit}"
+    line = (f"{name}: {n / (t1 - t0):,.0f} events/s, {1e6 * (c1 - c0) / n:.2f} us CPU/event{jit}"
             f" (warm half {1e6 * (c1 - ch) / half:.2f}), wall {t1 - t0:.1f} s")
+    if os.path.exists(recording):  # written by the JVM as it exits
+        try:
+            line += "\n  " + compilations.summary(recording, w0, w1)
+        except (subprocess.CalledProcessError, ValueError, KeyError) as unreadable:
+            line += f"\n  no compilations read from {recording}: {unreadable}"
+    return line
 
 
 def main():
@@ -120,6 +135,9 @@ def main():
     os.makedirs(out_dir, exist_ok=True)
     jar = os.environ["CONSUMER_JAR"]
     jvm = os.environ.get("JVM_FLAGS", "").split()
+    if os.environ.get("COMPILATIONS") == "1":
+        jvm.append("-XX:StartFlightRecording=filename={recording},settings="
+                   + os.path.join(HERE, "compilations.jfc"))
     clients = {
         "servicehooks": (["java"] + jvm + ["-jar", jar], {
             "DELIVERY": "stream", "SERVICE_API_BASE_URL": "{base}",
