@@ -9,6 +9,7 @@ import io.servicehooks.registration.WebhookClient;
 import io.servicehooks.testkit.Events;
 import io.servicehooks.testkit.PlatformSimulator;
 import io.servicehooks.testsupport.FakeClock;
+import io.servicehooks.testsupport.Ports;
 import io.servicehooks.undertow.WebhookServer;
 import java.io.IOException;
 import java.time.Clock;
@@ -40,9 +41,9 @@ final class Platform implements AutoCloseable {
   private String webhookId;
 
   Platform() throws IOException {
-    try (java.net.ServerSocket free = new java.net.ServerSocket(0)) {
-      port = free.getLocalPort(); // fixed up front: the webhook URL outlives each consumer
-    }
+    // Fixed up front, the webhook URL outliving each consumer: outside the ephemeral range, so no
+    // connection takes it while no consumer holds it.
+    port = Ports.free();
     simulator =
         PlatformSimulator.builder()
             .localMode(true)

@@ -7,7 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.servicehooks.catchup.CatchUp;
 import io.servicehooks.testkit.Events;
 import io.servicehooks.testkit.PlatformSimulator;
-import java.net.ServerSocket;
+import io.servicehooks.testsupport.Ports;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -157,10 +157,7 @@ final class CatchUpWiringTest {
 
   @Test
   void restartWithCatchUp_replaysWhatWasDroppedWhileDown(@TempDir Path dir) throws Exception {
-    int port;
-    try (ServerSocket free = new ServerSocket(0)) {
-      port = free.getLocalPort();
-    }
+    int port = Ports.free(); // the consumer comes back at the same address
     Path file = dir.resolve("heartbeat");
     try (PlatformSimulator platform =
         PlatformSimulator.builder().localMode(true).retrySchedule(List.of()).build().start()) {

@@ -7,7 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.servicehooks.registration.WebhookClient;
 import io.servicehooks.registration.WebhookWatch;
 import io.servicehooks.testkit.PlatformSimulator;
-import java.net.ServerSocket;
+import io.servicehooks.testsupport.Ports;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -79,10 +79,7 @@ final class WebhookCheckWiringTest {
 
   @Test
   void switchedOffByThePlatform_revalidatedHealthAndMetricsShowTheLastCrc() throws Exception {
-    int port;
-    try (ServerSocket free = new ServerSocket(0)) {
-      port = free.getLocalPort();
-    }
+    int port = Ports.free(); // the consumer comes back at the same address
     try (PlatformSimulator platform =
         PlatformSimulator.builder().localMode(true).retrySchedule(List.of()).build().start()) {
       String url = "http://127.0.0.1:" + port + "/webhooks";
