@@ -14,10 +14,9 @@ import java.util.concurrent.ThreadLocalRandom;
  *
  * <p>A port is taken below the kernel's ephemeral range, never from it. The kernel hands ports of
  * that range to every outgoing connection and to every bind of port 0, so a port chosen there and
- * let go stays free only until the next connection anything on the machine opens: with the reactor
- * building two modules at once, a test that closed its server and bound the same port again a
- * moment later found it taken by another test's client. Below the range only an explicit bind can
- * take the port.
+ * let go stays free only until the next connection anything on the machine opens: while the reactor
+ * builds two modules at once, a test that closes its server and binds the same port again can find
+ * it taken by another test's client. Below the range only an explicit bind can take it.
  */
 public final class Ports {
 
