@@ -3,6 +3,7 @@ package io.servicehooks.testsupport;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -72,7 +73,7 @@ public final class Ports {
   private static boolean bindable(int port) {
     try (ServerSocket probe = new ServerSocket()) {
       probe.setReuseAddress(true);
-      probe.bind(new java.net.InetSocketAddress(port));
+      probe.bind(new InetSocketAddress(port));
       return true;
     } catch (IOException taken) {
       return false;

@@ -21,7 +21,7 @@ final class PortsTest {
   private static int kernelsFirstEphemeralPort() throws Exception {
     Path range = Path.of("/proc/sys/net/ipv4/ip_local_port_range");
     if (!Files.isReadable(range)) {
-      return 32_768;
+      return Ports.DEFAULT_EPHEMERAL_FIRST;
     }
     try (InputStream in = Files.newInputStream(range)) {
       String line = new String(in.readNBytes(64), StandardCharsets.US_ASCII); // one read
@@ -34,7 +34,7 @@ final class PortsTest {
     int first = kernelsFirstEphemeralPort();
     for (int i = 0; i < 20; i++) {
       int port = Ports.free();
-      assertThat(port).isBetween(Ports.LOWEST, Math.min(first, 32_768) - 1);
+      assertThat(port).isBetween(Ports.LOWEST, Math.min(first, Ports.DEFAULT_EPHEMERAL_FIRST) - 1);
     }
   }
 
@@ -70,6 +70,7 @@ final class PortsTest {
 
   @Test
   void ephemeralFirst_isTheKernelsOwnFigure_orLinuxsDefault() throws Exception {
-    assertThat(Ports.ephemeralFirst()).isEqualTo(Math.min(kernelsFirstEphemeralPort(), 32_768));
+    assertThat(Ports.ephemeralFirst())
+        .isEqualTo(Math.min(kernelsFirstEphemeralPort(), Ports.DEFAULT_EPHEMERAL_FIRST));
   }
 }

@@ -10,6 +10,7 @@ import io.servicehooks.testsupport.FakeClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -196,10 +197,10 @@ final class InMemoryDeduplicatorTest {
   void compact_decimalIds_agreeWithTheJdksParseAndPrint() {
     // The JDK's own parse and print are the independent computation: an id is a Long exactly when
     // Long.parseLong reads it and Long.toString writes it back unchanged.
-    java.util.SplittableRandom random = new java.util.SplittableRandom(35);
-    java.util.List<String> ids =
-        new java.util.ArrayList<>(
-            java.util.List.of(
+    SplittableRandom random = new SplittableRandom(35);
+    List<String> ids =
+        new ArrayList<>(
+            List.of(
                 Long.toString(Long.MAX_VALUE),
                 Long.toString(Long.MIN_VALUE),
                 "9223372036854775808",
