@@ -70,6 +70,10 @@ public class CorePathBenchmark {
   private RenewableDeduplicator meteredDedup;
   private WebhookConsumer meteredConsumer;
   private int nextMetered;
+  private byte[][] streamLines;
+  private RenewableDeduplicator streamDedup;
+  private WebhookConsumer streamConsumer;
+  private int nextLine;
   private RenewableDeduplicator batchDedup;
   private WebhookConsumer batchConsumer;
 
@@ -103,6 +107,15 @@ public class CorePathBenchmark {
             .build();
     batchDedup = new RenewableDeduplicator();
     batchConsumer = consumer(batchDedup).build();
+    streamLines = new byte[POOL][];
+    for (int i = 0; i < POOL; i++) {
+      streamLines[i] = Payloads.streamLine(Payloads.eventUuid(2, i));
+    }
+    streamDedup = new RenewableDeduplicator();
+    streamConsumer =
+        consumer(streamDedup)
+            .meterRegistry(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))
+            .build();
 
     mac = Mac.getInstance("HmacSHA256");
     mac.init(new SecretKeySpec(Payloads.SECRET.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
@@ -117,6 +130,8 @@ public class CorePathBenchmark {
     expect(
         batchConsumer.handle(WebhookRequest.post(batchSignatures[0], batches[0])).join(),
         "\"events\":10");
+    expect(streamConsumer.handleFromOwnConnection(streamLines[0]).join(), "\"events\":1");
+    streamDedup.renew();
     expect(consumer.handle(WebhookRequest.get(crcQueries[0])).join(), "response_token");
     dedup.renew();
     batchDedup.renew();
@@ -147,6 +162,23 @@ public class CorePathBenchmark {
       dedup.renew();
     }
     next = i;
+    return response;
+  }
+
+  /**
+   * One line of the activity stream, as the standalone consumer's stream reader hands it over (no
+   * signature, a Prometheus registry, listeners on the calling thread): the consumer's part of
+   * {@code benchmarks/stream.sh}'s cost per event, without the connection and the log line.
+   */
+  @Benchmark
+  public WebhookResponse ownConnection() {
+    int i = nextLine;
+    WebhookResponse response = streamConsumer.handleFromOwnConnection(streamLines[i]).join();
+    if (++i == POOL) {
+      i = 0;
+      streamDedup.renew();
+    }
+    nextLine = i;
     return response;
   }
 

@@ -64,6 +64,18 @@ final class Payloads {
   }
 
   /**
+   * One line of the activity stream as {@code benchmarks/stream/fake_stream.py} writes it (about
+   * 190 bytes: a mention of the subscribed user), without its newline.
+   */
+  static byte[] streamLine(String eventUuid) {
+    return ("{\"data\":{\"event_type\":\"post.mention.create\",\"event_uuid\":\""
+            + eventUuid
+            + "\",\"filter\":{\"user_id\":\"2244994945\"},\"tag\":\"bench\","
+            + "\"payload\":{\"id\":\"1\",\"text\":\"@hooks_demo hi\",\"author_id\":\"42\"}}}")
+        .getBytes(StandardCharsets.UTF_8);
+  }
+
+  /**
    * A legacy account-activity batch with 10 events for one subscribed user: 4 posts, 2 likes, 2
    * follows and 2 direct messages (with the {@code users} map), ids distinct per {@code n}.
    */
