@@ -25,6 +25,11 @@ final class Answers {
 
   private static final Answer ONE_ACCEPTED = accepted(1, 0);
   private static final Answer ONE_DUPLICATE = accepted(0, 1);
+  private static final Answer LISTENER_FAILED =
+      new Answer(
+          "failed",
+          WebhookResponse.error(
+              500, "listener_failed", "an event was not handled; a redelivery will run it again"));
 
   private final Metrics metrics;
 
@@ -98,6 +103,14 @@ final class Answers {
         "dedup_unavailable", "the dedup store could not be asked; nothing was run, retry later");
   }
 
+  /**
+   * The answer to a delivery of one event that this process owned and ran: 200 when its listeners
+   * succeeded, else 500 {@code listener_failed}, as {@link Tally#answer()} gives for the same.
+   */
+  static Answer ranOne(boolean succeeded) {
+    return succeeded ? ONE_ACCEPTED : LISTENER_FAILED;
+  }
+
   /** Counts one delivery's events by outcome; the counters are touched from several threads. */
   static final class Tally {
     final AtomicInteger handled = new AtomicInteger();
@@ -117,12 +130,7 @@ final class Answers {
 
     Answer answer() {
       if (failed.get() > 0) {
-        return new Answer(
-            "failed",
-            WebhookResponse.error(
-                500,
-                "listener_failed",
-                "an event was not handled; a redelivery will run it again"));
+        return LISTENER_FAILED;
       }
       if (unavailable.get() > 0) {
         return dedupUnavailable();

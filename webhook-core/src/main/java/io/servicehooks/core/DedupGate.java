@@ -129,6 +129,10 @@ final class DedupGate {
   static final Duration MAX_POLL = Duration.ofMillis(500);
 
   private static final CompletableFuture<Void> ENDED = CompletableFuture.completedFuture(null);
+  private static final CompletableFuture<Boolean> SUCCEEDED_AT_ONCE =
+      CompletableFuture.completedFuture(true);
+  private static final CompletableFuture<Boolean> FAILED_AT_ONCE =
+      CompletableFuture.completedFuture(false);
 
   /** What a claim found. */
   enum Kind {
@@ -332,11 +336,14 @@ final class DedupGate {
 
   /**
    * Claims one event: in this process first (a copy of an event running here finds its original),
-   * then at the store. Completes normally whatever the store does.
+   * then at the store. The {@link Claim} when the store answered at once (always, with the store in
+   * memory), else a {@link PendingClaim} whose future completes normally whatever the store does. A
+   * delivery of one event is claimed with this alone, with no list, array or future. If an {@code
+   * Error} is thrown, the claim was ended first.
    *
    * @param doneOnClaim the event has nothing to run: the store marks it done with the claim
    */
-  private ClaimAnswer claim(WebhookEvent event, boolean doneOnClaim) {
+  ClaimAnswer claim(WebhookEvent event, boolean doneOnClaim) {
     String key = event.dedupKey();
     Running mine = new Running(key, doneOnClaim);
     Running existing = running.putIfAbsent(key, mine);
@@ -646,14 +653,8 @@ final class DedupGate {
         releaseAll(claims.subList(i, claims.size()));
         throw fatal;
       }
-      CompletableFuture<Void> ended;
-      try {
-        ended = ok ? succeeded(claims.get(i)) : failed(claims.get(i));
-      } catch (RuntimeException | Error fatal) {
-        end(claims.get(i).running(), ok ? Outcome.SUCCEEDED : Outcome.FAILED);
-        releaseAll(claims.subList(i + 1, claims.size()));
-        throw fatal;
-      }
+      CompletableFuture<Void> ended =
+          endOwned(claims.get(i), ok, claims.subList(i + 1, claims.size()));
       if (ok) {
         succeeded++;
       }
@@ -670,6 +671,41 @@ final class DedupGate {
     int count = succeeded;
     return CompletableFuture.allOf(ending.toArray(CompletableFuture[]::new))
         .handle((ignored, failure) -> count);
+  }
+
+  /**
+   * {@link #runOwned(List, List, Predicate)} for a delivery of one event: whether its listeners
+   * succeeded, once its claim's end was answered (or timed out); never completes exceptionally.
+   */
+  CompletableFuture<Boolean> runOwned(
+      WebhookEvent event, Claim claim, Predicate<WebhookEvent> dispatch) {
+    boolean ok;
+    try {
+      ok = dispatch.test(event);
+    } catch (RuntimeException | Error fatal) {
+      releaseAll(List.of(claim));
+      throw fatal;
+    }
+    CompletableFuture<Void> ended = endOwned(claim, ok, List.of());
+    if (ended.isDone()) {
+      return ok ? SUCCEEDED_AT_ONCE : FAILED_AT_ONCE;
+    }
+    return ended.handle((ignored, failure) -> ok);
+  }
+
+  /**
+   * Ends an owner's claim after its listeners ran ({@code ok}: they succeeded). If ending it
+   * throws, the claim is ended here regardless and {@code rest} (the claims of the delivery not yet
+   * run) released before the throwable propagates.
+   */
+  private CompletableFuture<Void> endOwned(Claim claim, boolean ok, List<Claim> rest) {
+    try {
+      return ok ? succeeded(claim) : failed(claim);
+    } catch (RuntimeException | Error fatal) {
+      end(claim.running(), ok ? Outcome.SUCCEEDED : Outcome.FAILED);
+      releaseAll(rest);
+      throw fatal;
+    }
   }
 
   /**

@@ -91,11 +91,14 @@ final class LeaseRenewal {
     return leaseTicker.getAsLong();
   }
 
-  /** {@code l} was claimed with {@code token} by a call sent at {@code sent}: renew it from now. */
+  /**
+   * {@code l} was claimed with {@code token} by a call sent at {@code sent}: renewed once half the
+   * lease has passed since then (the store's lease began no earlier).
+   */
   void held(Lease l, String token, long sent) {
     l.claimedAt = sent;
     l.leaseSure = sent + lease.toNanos();
-    l.renewAt = leaseTicker.getAsLong() + halfLeaseNanos;
+    l.renewAt = sent + halfLeaseNanos;
     // Last: the sweep renews a lease once it sees its token, and then reads the fields above.
     l.token = token;
     scheduleSweep();

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.function.Predicate;
 
 /**
  * Answers a delivery once its listeners ran: claims every event, runs the owned ones where {@link
@@ -19,6 +20,7 @@ final class SynchronousAcknowledgement implements AcknowledgementMode {
   private final Metrics metrics;
   private final Answers answers;
   private final ListenerThreads threads;
+  private final Predicate<WebhookEvent> dispatch;
 
   SynchronousAcknowledgement(
       DedupGate gate,
@@ -31,6 +33,7 @@ final class SynchronousAcknowledgement implements AcknowledgementMode {
     this.metrics = metrics;
     this.answers = answers;
     this.threads = threads;
+    this.dispatch = dispatcher::dispatch;
   }
 
   @Override
@@ -40,9 +43,19 @@ final class SynchronousAcknowledgement implements AcknowledgementMode {
     // marked done at the store in one call, and whatever is left (waiting for originals, the
     // answer) only asks the store and never blocks.
     boolean runsNothing = !anyListeners(events);
-    CompletableFuture<List<DedupGate.Claim>> claimed = gate.claimAll(events, runsNothing);
-    if (claimed.isDone()) {
-      return answer(events, claimed.join(), start, threads.listeners(caller));
+    CompletableFuture<List<DedupGate.Claim>> claimed;
+    if (events.size() == 1) {
+      DedupGate.ClaimAnswer one = gate.claim(events.get(0), runsNothing);
+      if (!(one instanceof DedupGate.Claim claim)) {
+        claimed = ((DedupGate.PendingClaim) one).future().thenApply(List::of);
+      } else {
+        return answer(events, List.of(claim), start, threads.listeners(caller));
+      }
+    } else {
+      claimed = gate.claimAll(events, runsNothing);
+      if (claimed.isDone()) {
+        return answer(events, claimed.join(), start, threads.listeners(caller));
+      }
     }
     if (runsNothing) {
       // Goes on on the thread that brought the store's answer instead of a hop to a worker and
@@ -66,6 +79,9 @@ final class SynchronousAcknowledgement implements AcknowledgementMode {
 
   private CompletableFuture<WebhookResponse> answer(
       List<WebhookEvent> events, List<DedupGate.Claim> claims, long start, Executor executor) {
+    if (executor == null && claims.size() == 1 && claims.get(0).kind() == DedupGate.Kind.OWNER) {
+      return runOne(events.get(0), claims.get(0), start);
+    }
     Answers.Tally tally = new Answers.Tally();
     List<WebhookEvent> owned = new ArrayList<>(events.size());
     List<DedupGate.Claim> owners = new ArrayList<>(events.size());
@@ -136,6 +152,20 @@ final class SynchronousAcknowledgement implements AcknowledgementMode {
     return outcome;
   }
 
+  /**
+   * A delivery of one event this process owns, its listeners to run on this thread: what {@link
+   * #answer} and {@link #runOwned} do for it, without a tally or lists. The activity stream's every
+   * line takes this way.
+   */
+  private CompletableFuture<WebhookResponse> runOne(
+      WebhookEvent event, DedupGate.Claim claim, long start) {
+    CompletableFuture<Boolean> ran = gate.runOwned(event, claim, dispatch);
+    if (ran.isDone()) {
+      return answers.done(Answers.ranOne(ran.join()), start);
+    }
+    return ran.thenApply(succeeded -> answers.record(Answers.ranOne(succeeded), start));
+  }
+
   /** Runs the owned events and ends every claim whatever is thrown, then answers. */
   private CompletableFuture<WebhookResponse> runOwned(
       List<WebhookEvent> owned,
@@ -143,7 +173,7 @@ final class SynchronousAcknowledgement implements AcknowledgementMode {
       Answers.Tally tally,
       List<CompletableFuture<DedupGate.Outcome>> waiting,
       long start) {
-    CompletableFuture<Integer> handled = gate.runOwned(owned, owners, dispatcher::dispatch);
+    CompletableFuture<Integer> handled = gate.runOwned(owned, owners, dispatch);
     if (handled.isDone()) {
       return finish(handled.join(), owned.size(), tally, waiting, start);
     }
