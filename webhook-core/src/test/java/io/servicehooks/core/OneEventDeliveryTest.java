@@ -10,7 +10,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -29,6 +28,16 @@ final class OneEventDeliveryTest {
     return envelope(id, "post.create").getBytes(StandardCharsets.UTF_8);
   }
 
+  /** A consumer on {@code store} whose listener records each event's id. */
+  private WebhookConsumer recording(TestStore store) {
+    return WebhookConsumer.builder()
+        .consumerSecrets(SECRET)
+        .deduplicator(store)
+        .meterRegistry(registry)
+        .on("post.create", e -> seen.add(e.id()))
+        .build();
+  }
+
   private double deliveries(String outcome) {
     return registry.counter("webhook.deliveries", "outcome", outcome).count();
   }
@@ -36,13 +45,7 @@ final class OneEventDeliveryTest {
   @Test
   void handled_answers200_marksTheEventDoneOnce_andCountsTheDelivery() {
     TestStore store = new TestStore();
-    WebhookConsumer consumer =
-        WebhookConsumer.builder()
-            .consumerSecrets(SECRET)
-            .deduplicator(store)
-            .meterRegistry(registry)
-            .on("post.create", e -> seen.add(e.id()))
-            .build();
+    WebhookConsumer consumer = recording(store);
 
     WebhookResponse first = consumer.handleFromOwnConnection(line("1876")).join();
     WebhookResponse copy = consumer.handleFromOwnConnection(line("1876")).join();
@@ -104,36 +107,9 @@ final class OneEventDeliveryTest {
   void markDoneAnsweredLater_theAnswerWaitsForIt_andACopyMeanwhileSharesTheOutcome()
       throws Exception {
     TestStore store = new TestStore();
-    CompletableFuture<Boolean> marked = new CompletableFuture<>();
-    Deduplicator slowToMark =
-        new Deduplicator() {
-          @Override
-          public CompletionStage<Claim> claim(String key, Duration lease) {
-            return store.claim(key, lease);
-          }
-
-          @Override
-          public CompletionStage<Boolean> markDone(String key, String token) {
-            return store.markDone(key, token).thenCombine(marked, (done, answered) -> done);
-          }
-
-          @Override
-          public CompletionStage<Boolean> release(String key, String token) {
-            return store.release(key, token);
-          }
-
-          @Override
-          public CompletionStage<Boolean> renew(String key, String token, Duration lease) {
-            return store.renew(key, token, lease);
-          }
-        };
-    WebhookConsumer consumer =
-        WebhookConsumer.builder()
-            .consumerSecrets(SECRET)
-            .deduplicator(slowToMark)
-            .meterRegistry(registry)
-            .on("post.create", e -> seen.add(e.id()))
-            .build();
+    CompletableFuture<Void> marked = new CompletableFuture<>();
+    store.markDoneAnswered = marked;
+    WebhookConsumer consumer = recording(store);
 
     CompletableFuture<WebhookResponse> first = consumer.handleFromOwnConnection(line("7"));
     CompletableFuture<WebhookResponse> copy =
@@ -146,7 +122,7 @@ final class OneEventDeliveryTest {
     assertThat(copy).isNotDone();
     assertThat(store.claims).containsExactly("e:7");
 
-    marked.complete(true);
+    marked.complete(null);
 
     assertThat(first.get(5, TimeUnit.SECONDS).bodyAsString())
         .isEqualTo("{\"status\":\"accepted\",\"events\":1,\"duplicates\":0}");

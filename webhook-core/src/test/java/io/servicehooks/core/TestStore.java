@@ -14,8 +14,8 @@ import java.util.function.Predicate;
 /**
  * A real {@link Deduplicator} in memory (one map, atomic operations, owner tokens) whose answers a
  * test can steer: claims answered by a function of the key (running elsewhere, a failed or never
- * completing stage, a slow answer), and {@code markDone} or {@code release} failing for chosen
- * keys. It records every call, and the thread each claim was asked on.
+ * completing stage, a slow answer), {@code markDone} answered late, and {@code markDone} or {@code
+ * release} failing for chosen keys. It records every call, and the thread each claim was asked on.
  */
 final class TestStore implements Deduplicator {
 
@@ -34,6 +34,10 @@ final class TestStore implements Deduplicator {
   volatile Function<String, CompletionStage<Claim>> claimOverride = key -> null;
 
   volatile Predicate<String> failMarkDone = key -> false;
+
+  /** Every {@code markDone} is answered once this completes: a store slow to answer it. */
+  volatile CompletionStage<?> markDoneAnswered = CompletableFuture.completedFuture(null);
+
   volatile Predicate<String> failRelease = key -> false;
 
   TestStore() {
@@ -79,7 +83,7 @@ final class TestStore implements Deduplicator {
     if (owned) {
       done.add(key);
     }
-    return CompletableFuture.completedFuture(owned);
+    return markDoneAnswered.thenApply(answered -> owned);
   }
 
   @Override
