@@ -9,6 +9,8 @@ this is more than its CPU time), the part of it spent on io.servicehooks classes
 compilations with the bytecode bytes each inlined.
 
 usage: compilations.py RECORDING.jfr FIRST_EPOCH_S LAST_EPOCH_S
+       compilations.py RECORDING.jfr     (the whole recording, and the largest io.servicehooks
+                                          compilations one per line: FirstMillion's)
 """
 import json
 import re
@@ -62,7 +64,23 @@ def summary(recording, first, last):
             f" ({own:.2f} s on io.servicehooks); largest: {top}")
 
 
+def whole(recording, top=10):
+    """Every C2 compilation of the recording, and the largest of io.servicehooks, one per line."""
+    c2 = [c for c in compilations(recording) if c["level"] == 4]
+    own = [c for c in c2 if c["name"].startswith("io.servicehooks.")]
+    lines = [f"C2: {len(c2)} compilations, {sum(c['seconds'] for c in c2):.2f} s wall;"
+             f" io.servicehooks: {len(own)}, {sum(c['seconds'] for c in own):.2f} s,"
+             f" {sum(c['inlined'] for c in own):,} bytes inlined"]
+    for c in sorted(own, key=lambda c: -c["seconds"])[:top]:
+        lines.append(f"  {1000 * c['seconds']:6.0f} ms {c['inlined']:7,} bytes inlined"
+                     f"  {'.'.join(c['name'].split('.')[-2:])}")
+    return "\n".join(lines)
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 4:
+    if len(sys.argv) == 2:
+        print(whole(sys.argv[1]))
+    elif len(sys.argv) == 4:
+        print(summary(sys.argv[1], float(sys.argv[2]), float(sys.argv[3])))
+    else:
         sys.exit(__doc__)
-    print(summary(sys.argv[1], float(sys.argv[2]), float(sys.argv[3])))
