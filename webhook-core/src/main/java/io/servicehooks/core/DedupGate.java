@@ -68,14 +68,14 @@ import org.slf4j.LoggerFactory;
  * and times each store call and holds nothing per event. Others (the acknowledgement modes) read a
  * claim and call this class's methods.
  *
- * <p>The thread that calls {@link #claimAll} (an IO thread) moves an event from absent to ASKING
- * and, with a store that answers at once (in memory), on to OWNED or ENDED before it returns. A
- * network store's answer is settled on the thread that completes it (the store client's); a pause
- * before asking again ends on the dedup scheduler. The owner moves OWNED to ENDING: the thread that
- * runs the listeners ({@link #runOwned}) or gives the claims back ({@link #releaseAll}); ENDING
- * ends on the thread that brings the store's answer or its time-out. Copies never move their
- * original: they wait on its outcome through a dependent future with its own time-out ({@link
- * #afterOriginal}), so a copy's wait cannot complete the original's outcome.
+ * <p>The thread that calls {@link #claim} or {@link #claimAll} (an IO thread) moves an event from
+ * absent to ASKING and, with a store that answers at once (in memory), on to OWNED or ENDED before
+ * it returns. A network store's answer is settled on the thread that completes it (the store
+ * client's); a pause before asking again ends on the dedup scheduler. The owner moves OWNED to
+ * ENDING: the thread that runs the listeners ({@link #runOwned}) or gives the claims back ({@link
+ * #releaseAll}); ENDING ends on the thread that brings the store's answer or its time-out. Copies
+ * never move their original: they wait on its outcome through a dependent future with its own
+ * time-out ({@link #afterOriginal}), so a copy's wait cannot complete the original's outcome.
  *
  * <h2>Why each transition is safe</h2>
  *

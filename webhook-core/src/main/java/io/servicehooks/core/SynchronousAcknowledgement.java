@@ -46,11 +46,10 @@ final class SynchronousAcknowledgement implements AcknowledgementMode {
     CompletableFuture<List<DedupGate.Claim>> claimed;
     if (events.size() == 1) {
       DedupGate.ClaimAnswer one = gate.claim(events.get(0), runsNothing);
-      if (!(one instanceof DedupGate.Claim claim)) {
-        claimed = ((DedupGate.PendingClaim) one).future().thenApply(List::of);
-      } else {
+      if (one instanceof DedupGate.Claim claim) {
         return answer(events, List.of(claim), start, threads.listeners(caller));
       }
+      claimed = ((DedupGate.PendingClaim) one).future().thenApply(List::of);
     } else {
       claimed = gate.claimAll(events, runsNothing);
       if (claimed.isDone()) {
