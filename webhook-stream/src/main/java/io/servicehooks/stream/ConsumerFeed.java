@@ -152,13 +152,7 @@ final class ConsumerFeed {
       }
       CompletableFuture<WebhookResponse> answer;
       try {
-        // Unobserved, the consumer is called here: no supplier, no layer between the loop and the
-        // delivery path for the JIT to compile the whole path into once more.
-        answer =
-            observations == StreamObservations.NONE
-                ? consumer.handleFromOwnConnection(line.bytes())
-                : observations.event(
-                    line.connection(), () -> consumer.handleFromOwnConnection(line.bytes()));
+        answer = observations.event(line.connection(), consumer, line.bytes());
       } catch (RuntimeException e) {
         answer = CompletableFuture.failedFuture(e);
       }

@@ -2,11 +2,11 @@ package io.servicehooks.stream;
 
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
+import io.servicehooks.core.WebhookConsumer;
 import io.servicehooks.core.WebhookResponse;
 import io.servicehooks.core.observation.DefaultStreamEventObservationConvention;
 import io.servicehooks.core.observation.StreamEventObservationContext;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,13 +25,13 @@ final class MicrometerStreamObservations implements StreamObservations {
 
   @Override
   public CompletableFuture<WebhookResponse> event(
-      long connection, Supplier<CompletableFuture<WebhookResponse>> handle) {
+      long connection, WebhookConsumer consumer, byte[] line) {
     StreamEventObservationContext context = new StreamEventObservationContext(connection);
     Observation observation =
         Observation.createNotStarted(null, CONVENTION, () -> context, registry).start();
     CompletableFuture<WebhookResponse> answer;
     try (Observation.Scope scope = observation.openScope()) {
-      answer = handle.get();
+      answer = consumer.handleFromOwnConnection(line);
     } catch (RuntimeException | Error e) {
       observation.error(e);
       context.outcome("failed");

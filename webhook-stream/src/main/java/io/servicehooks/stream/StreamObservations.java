@@ -1,8 +1,8 @@
 package io.servicehooks.stream;
 
+import io.servicehooks.core.WebhookConsumer;
 import io.servicehooks.core.WebhookResponse;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Supplier;
 
 /**
  * The stream's observations: one {@code servicehooks.stream.event} per event line handed to the
@@ -11,12 +11,12 @@ import java.util.function.Supplier;
  */
 interface StreamObservations {
 
-  StreamObservations NONE = (connection, handle) -> handle.get();
+  StreamObservations NONE = (connection, consumer, line) -> consumer.handleFromOwnConnection(line);
 
   /**
-   * Hands one line to the consumer through {@code handle}, observed: the observation's scope is
-   * open while {@code handle} runs (so the delivery is its child) and it stops with the answer.
+   * Hands one line to {@code consumer} ({@link WebhookConsumer#handleFromOwnConnection}), observed:
+   * the observation's scope is open while the consumer takes it (so the delivery is its child) and
+   * it stops with the answer.
    */
-  CompletableFuture<WebhookResponse> event(
-      long connection, Supplier<CompletableFuture<WebhookResponse>> handle);
+  CompletableFuture<WebhookResponse> event(long connection, WebhookConsumer consumer, byte[] line);
 }
