@@ -37,6 +37,12 @@ def epoch(instant):
     return start.timestamp() + (float("0." + fraction) if fraction else 0.0)
 
 
+def class_name(jfr_type):
+    """A JFR type name as Java spells it; a lambda's hidden class (JFR gives
+    io/x/Feed$$Lambda$83+0x00007f8c8c007a08/1545242146) as its outer class's name and $$Lambda."""
+    return re.sub(r"\$\$Lambda\$.*$", "$$Lambda", jfr_type).replace("/", ".")
+
+
 def compilations(recording):
     printed = subprocess.run(
         ["jfr", "print", "--json", "--events", "jdk.Compilation", recording],
@@ -48,7 +54,7 @@ def compilations(recording):
             "start": epoch(v["startTime"]),
             "seconds": seconds(v["duration"]),
             "level": v["compileLevel"],
-            "name": method["type"]["name"].replace("/", ".") + "." + method["name"],
+            "name": class_name(method["type"]["name"]) + "." + method["name"],
             "inlined": v.get("inlinedBytes") or 0,
         }
 
