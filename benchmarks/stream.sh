@@ -15,8 +15,9 @@
 # threads) beside it; events/s is wall clock over the same lines. Rounds alternate the order.
 # EXTRA_CONSUMER_JAR measures a second build in the same run (a before/after).
 #
-# Settings: EVENTS=1000000 ROUNDS=3 CLIENT_CPU=0 FAKE_CPU=1 JVM_FLAGS= THREADS= (1: print CPU per
-#   thread name) CLIENTS="servicehooks tweepy" EXTRA_CONSUMER_JAR= IDS=platform SKIP_BUILD=0
+# Settings: EVENTS=1000000 ROUNDS=3 CLIENT_CPU=0 FAKE_CPU=1 JVM_FLAGS= THREADS= (1: print CPU and
+#   context switches per thread name) CLIENTS="servicehooks tweepy" EXTRA_CONSUMER_JAR= IDS=platform
+#   SKIP_BUILD=0
 #   COMPILATIONS= (1: each JVM records its JIT compilations, and what C2 compiled while the events
 #   were handled is printed under its cell: benchmarks/stream/compilations.py)
 # A profile: JVM_FLAGS="-XX:StartFlightRecording=filename=/tmp/stream.jfr,settings=profile"

@@ -54,6 +54,23 @@ def threads(pid):
     return out
 
 
+def switches(pid):
+    """Voluntary and involuntary context switches per thread name, for THREADS=1: a hand-off that
+    parks and wakes a thread shows as voluntary switches of both sides."""
+    out = {}
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/status") as f:
+                status = dict(line.split(":", 1) for line in f if ":" in line)
+        except OSError:
+            continue
+        name = status["Name"].strip().rstrip("0123456789-")
+        vol, invol = out.get(name, (0, 0))
+        out[name] = (vol + int(status["voluntary_ctxt_switches"]),
+                     invol + int(status["nonvoluntary_ctxt_switches"]))
+    return out
+
+
 def compiler_seconds(pid):
     """CPU seconds of the JVM's JIT compiler threads (C1 and C2); 0 for a process without them."""
     return sum(v for k, v in threads(pid).items() if k.startswith(("C1 CompilerThre", "C2 CompilerThre")))
@@ -82,7 +99,10 @@ def follow(path, pid, events, timeout):
             if seen >= events:
                 if os.environ.get("THREADS"):
                     top = sorted(threads(pid).items(), key=lambda kv: -kv[1])[:8]
-                    print("  threads: " + ", ".join(f"{k} {v:.2f}s" for k, v in top), flush=True)
+                    sw = switches(pid)
+                    print("  threads (CPU, voluntary/involuntary switches): " + ", ".join(
+                        f"{k} {v:.2f}s {sw.get(k, (0, 0))[0]:,}/{sw.get(k, (0, 0))[1]:,}"
+                        for k, v in top), flush=True)
                 return marks, seen
     return marks, seen
 
