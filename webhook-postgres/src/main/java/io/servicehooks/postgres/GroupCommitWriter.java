@@ -16,11 +16,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Group commit: writer threads take the deliveries waiting on one queue, a little more within the
- * commit window, and store them all in one transaction ({@link GroupInsert}, the store step). Each
- * delivery's future completes after that commit, with what happened to each of its events; a failed
- * statement fails every delivery in it, and a data error is retried one delivery at a time so one
- * bad row fails only its own.
+ * Group commit: writer threads take the deliveries waiting on one queue (and, with a commit window,
+ * what arrives within it) and store them all in one transaction ({@link GroupInsert}, the store
+ * step). Without a window a group is what queued while the writers were busy committing, so groups
+ * grow as commits get slower or deliveries faster. Each delivery's future completes after that
+ * commit, with what happened to each of its events; a failed statement fails every delivery in it,
+ * and a data error is retried one delivery at a time so one bad row fails only its own.
  */
 final class GroupCommitWriter {
 
@@ -115,12 +116,12 @@ final class GroupCommitWriter {
   }
 
   /**
-   * Adds to the group what arrives until {@code deadline}, up to {@code maxBatchRows} rows. The
-   * writer sleeps through the window and then takes what is queued, rather than waiting on the
-   * queue: a writer waiting on the queue is woken by every delivery that arrives, and on a busy
-   * core each such wake-up costs a context switch and a turn of the scheduler. The group goes
-   * before the window ends when it is full, or when a full group's worth is queued ({@link #submit}
-   * then wakes the writers).
+   * Adds to the group what is queued and what arrives until {@code deadline} (none without a
+   * window), up to {@code maxBatchRows} rows. The writer sleeps through the window and then takes
+   * what is queued, rather than waiting on the queue: a writer waiting on the queue is woken by
+   * every delivery that arrives, and on a busy core each such wake-up costs a context switch and a
+   * turn of the scheduler. The group goes before the window ends when it is full, or when a full
+   * group's worth is queued ({@link #submit} then wakes the writers).
    */
   private void collect(List<Pending> group, int rows, long deadline) throws InterruptedException {
     rows = drain(group, rows);

@@ -33,10 +33,10 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li><b>Storing</b>: concurrent deliveries are written together (group commit): a writer takes
- *       what is queued, waits up to {@link Builder#commitWindow} for more (at most {@link
- *       Builder#maxBatchRows} events), and stores them with one {@code INSERT ... ON CONFLICT
- *       (dedup_key) DO NOTHING} in one transaction. Each delivery's stage completes after that
- *       commit; if it fails, every delivery in it fails (answered 503).
+ *       what is queued (at most {@link Builder#maxBatchRows} events; with a {@link
+ *       Builder#commitWindow}, what arrives within it too) and stores them with one {@code INSERT
+ *       ... ON CONFLICT (dedup_key) DO NOTHING} in one transaction. Each delivery's stage completes
+ *       after that commit; if it fails, every delivery in it fails (answered 503).
  *   <li><b>Workers</b>: while this instance's workers have room, the rows it stores are inserted
  *       already leased to it and handed to its {@link Builder#workers} threads from memory after
  *       the commit (the hot path: no statement to take them). The rest are inserted pending; a
@@ -71,8 +71,11 @@ public final class PostgresInbox implements EventInbox {
   /** Default {@link Builder#table}. */
   public static final String DEFAULT_TABLE = "webhook_inbox";
 
-  /** Default {@link Builder#commitWindow}: 1 ms. */
-  public static final Duration DEFAULT_COMMIT_WINDOW = Duration.ofMillis(1);
+  /**
+   * Default {@link Builder#commitWindow}: none. A writer stores what is queued at once; the groups
+   * are what queued while the writers were committing, so they grow with the commit's latency.
+   */
+  public static final Duration DEFAULT_COMMIT_WINDOW = Duration.ZERO;
 
   /** Default {@link Builder#maxBatchRows}. */
   public static final int DEFAULT_MAX_BATCH_ROWS = 500;
@@ -430,7 +433,14 @@ public final class PostgresInbox implements EventInbox {
       return this;
     }
 
-    /** How long a writer waits for more deliveries to share a commit (default 1 ms; zero: none). */
+    /**
+     * How long a writer waits for more deliveries to share a commit (default zero: none). Without a
+     * window the groups are what queues while the other writers commit, which is what a busy inbox
+     * needs: a window adds its length to every answer, and with a fixed number of requests in
+     * flight that caps the rate. A window of a millisecond or two makes groups larger when the rate
+     * is moderate and commits are quick, for fewer commits per event where PostgreSQL's CPU, not
+     * the commit's latency, is what runs out.
+     */
     public Builder commitWindow(Duration window) {
       Objects.requireNonNull(window, "commitWindow");
       if (window.isNegative() || window.compareTo(Duration.ofSeconds(1)) > 0) {

@@ -172,6 +172,46 @@ final class StoreTest {
   }
 
   @Test
+  void store_byDefault_whatQueuesDuringACommitIsTheNextGroup() throws Exception {
+    CountingDataSource counting = new CountingDataSource(pool);
+    Tables tables = new Tables(schema.name, PostgresInbox.DEFAULT_TABLE);
+    CountDownLatch inserting = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    counting.beforeExecute =
+        sql -> {
+          if ((sql.equals(tables.insert) || sql.equals(tables.insertLz4))
+              && inserting.getCount() > 0) {
+            inserting.countDown();
+            try {
+              release.await(20, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          }
+        };
+    inbox = builder(counting).writers(1).build();
+    int before = counting.transactions.get();
+
+    // The first delivery's insert is held; four more queue meanwhile.
+    CompletableFuture<List<InboxOutcome>> lone =
+        inbox.store(List.of(Events.post("n0"))).toCompletableFuture();
+    assertThat(inserting.await(10, TimeUnit.SECONDS)).isTrue();
+    List<CompletableFuture<List<InboxOutcome>>> queued = new ArrayList<>();
+    for (int i = 1; i <= 4; i++) {
+      queued.add(inbox.store(List.of(Events.post("n" + i))).toCompletableFuture());
+    }
+    release.countDown();
+
+    assertThat(lone.get(10, TimeUnit.SECONDS)).containsExactly(InboxOutcome.STORED);
+    for (CompletableFuture<List<InboxOutcome>> answer : queued) {
+      assertThat(answer.get(10, TimeUnit.SECONDS)).containsExactly(InboxOutcome.STORED);
+    }
+    // No window needed: the four that queued while the writer committed the first went together.
+    assertThat(counting.transactions.get() - before).isEqualTo(2);
+    assertThat(schema.number("SELECT count(*) FROM " + schema.table())).isEqualTo(5);
+  }
+
+  @Test
   void store_deliveryArrivingWithinTheWindow_joinsTheWritersGroup() throws Exception {
     CountingDataSource counting = new CountingDataSource(pool);
     inbox = builder(counting).writers(1).commitWindow(Duration.ofSeconds(1)).build();
