@@ -38,37 +38,37 @@ def start_fake(events, fake_cpu):
     return fake, int(line[1])
 
 
-def threads(pid):
-    """CPU seconds per thread name (threads of one name summed), for THREADS=1."""
+def per_thread(pid, file, read):
+    """Sums read(text of /proc/<pid>/task/<tid>/<file>) per thread name, the trailing number of a
+    pool's threads dropped; read gives a tuple, so several counts are summed at once."""
     out = {}
     for task in os.listdir(f"/proc/{pid}/task"):
         try:
-            with open(f"/proc/{pid}/task/{task}/stat") as f:
-                stat = f.read()
+            with open(f"/proc/{pid}/task/{task}/{file}") as f:
+                name, values = read(f.read())
         except OSError:
             continue
-        name = stat[stat.index("(") + 1:stat.rindex(")")]
-        fields = stat.rsplit(")", 1)[1].split()
         name = name.rstrip("0123456789-")
-        out[name] = out.get(name, 0) + (int(fields[11]) + int(fields[12])) / TICK
+        out[name] = tuple(a + b for a, b in zip(out.get(name, (0,) * len(values)), values))
     return out
+
+
+def threads(pid):
+    """CPU seconds per thread name (threads of one name summed), for THREADS=1."""
+    def cpu(stat):
+        fields = stat.rsplit(")", 1)[1].split()
+        return stat[stat.index("(") + 1:stat.rindex(")")], ((int(fields[11]) + int(fields[12])) / TICK,)
+    return {name: v[0] for name, v in per_thread(pid, "stat", cpu).items()}
 
 
 def switches(pid):
     """Voluntary and involuntary context switches per thread name, for THREADS=1: a hand-off that
     parks and wakes a thread shows as voluntary switches of both sides."""
-    out = {}
-    for task in os.listdir(f"/proc/{pid}/task"):
-        try:
-            with open(f"/proc/{pid}/task/{task}/status") as f:
-                status = dict(line.split(":", 1) for line in f if ":" in line)
-        except OSError:
-            continue
-        name = status["Name"].strip().rstrip("0123456789-")
-        vol, invol = out.get(name, (0, 0))
-        out[name] = (vol + int(status["voluntary_ctxt_switches"]),
-                     invol + int(status["nonvoluntary_ctxt_switches"]))
-    return out
+    def counts(text):
+        status = dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
+        return status["Name"].strip(), (int(status["voluntary_ctxt_switches"]),
+                                        int(status["nonvoluntary_ctxt_switches"]))
+    return per_thread(pid, "status", counts)
 
 
 def compiler_seconds(pid):
@@ -101,8 +101,8 @@ def follow(path, pid, events, timeout):
                     top = sorted(threads(pid).items(), key=lambda kv: -kv[1])[:8]
                     sw = switches(pid)
                     print("  threads (CPU, voluntary/involuntary switches): " + ", ".join(
-                        f"{k} {v:.2f}s {sw.get(k, (0, 0))[0]:,}/{sw.get(k, (0, 0))[1]:,}"
-                        for k, v in top), flush=True)
+                        f"{k} {v:.2f}s {'{:,}/{:,}'.format(*sw.get(k, (0, 0)))}" for k, v in top),
+                        flush=True)
                 return marks, seen
     return marks, seen
 

@@ -436,7 +436,7 @@ public final class PostgresInbox implements EventInbox {
     /**
      * How long a writer waits for more deliveries to share a commit (default zero: none). Without a
      * window the groups are what queues while the other writers commit, which is what a busy inbox
-     * needs: a window adds its length to every answer, and with a fixed number of requests in
+     * needs: a window adds its length to every answer, and with a bounded number of requests in
      * flight that caps the rate. A window of a millisecond or two makes groups larger when the rate
      * is moderate and commits are quick, for fewer commits per event where PostgreSQL's CPU, not
      * the commit's latency, is what runs out.
