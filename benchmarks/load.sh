@@ -536,6 +536,14 @@ thread_ticks() {
       gsub(/ /, "_", name); rest = $0; sub(/.*\) /, "", rest); split(rest, f, " ")
       t[name] += f[12] + f[13] } END { for (n in t) print n, t[n] }'
 }
+# core_ticks CPU: "<all> <idle> <steal>" clock ticks of one core since boot (/proc/stat). Over a
+# measured run, idle is the server's core waiting, and steal is time the hypervisor gave the
+# core to another guest: neither shows in the server's CPU, and both lower its req/s.
+core_ticks() {
+  awk -v c="cpu$1" '$1 == c { t = 0; for (i = 2; i <= 9; i++) t += $i; print t, $5 + $6, $9 }' /proc/stat
+}
+# percent PART WHOLE: PART as a percentage of WHOLE, one decimal; nan when WHOLE is 0.
+percent() { awk -v p="$1" -v w="$2" 'BEGIN { if (w > 0) printf "%.1f", 100 * p / w; else print "nan" }'; }
 # store_pids SERVER: the store processes whose CPU a cell of SERVER adds (none for in-memory ones).
 store_pids() {
   case ${1%%@*} in
@@ -577,13 +585,13 @@ HEADER=(
   "Each cell: a fresh server, ${WARMUP} s warm-up (pool records 0..$WARM_POOL, wrapping), then ${DURATION} s measured on"
   "records $WARM_POOL.. (up to $MEASURE_POOL distinct pre-signed 1.5 KB deliveries, so no request repeats within a measured run"
   "unless 'pool wrapped' says so). Rounds: $ROUNDS, servers alternating within each round; medians reported."
-  "CPU per request: the server's utime+stime (/proc/<pid>/stat) from the moment wrk has loaded its records to its end, over the requests wrk completed; store CPU the same for every redis-server (Redis cells) or postgres (durable cells) process, shared with whatever else uses them; for the Kafka cells, the run's broker."
+  "CPU per request: the server's utime+stime (/proc/<pid>/stat) from the moment wrk has loaded its records to its end, over the requests wrk completed; store CPU the same for every redis-server (Redis cells) or postgres (durable cells) process, shared with whatever else uses them; for the Kafka cells, the run's broker. JIT: the server's C1 and C2 compiler threads, part of its CPU. Server core stolen: the share of the server's core's time (/proc/stat) the hypervisor gave to other guests over the same span, time in which the server neither ran nor shows CPU."
   "Durable cells: $(if [ "$FRESH_DATABASE" = 1 ]; then echo "a fresh database per server run (CREATE DATABASE, dropped after)"; else echo "a fresh schema per server run in the database of BENCH_DATABASE_URL"; fi); $(if [ "$CHECKPOINT" = 1 ]; then echo "CHECKPOINT before each measured run"; else echo "no CHECKPOINT before the measured run"; fi); HikariCP pool of b-durable: $POOL_SIZE."
   "Run: \`PRESET=${PRESET:-} ROUNDS=$ROUNDS WARMUP=$WARMUP DURATION=$DURATION CONNECTIONS=\"$CONNECTIONS\" WORKLOADS=\"$WORKLOADS\" SERVERS=\"$SERVERS\" CRC_SERVERS=\"$CRC_SERVERS\" DUP_SERVERS=\"$DUP_SERVERS\" benchmarks/load.sh\`"
 )
 
 # ---- measure -------------------------------------------------------------------------------------
-printf 'round\tserver\tworkload\tconnections\trps\tp50_us\tp99_us\terrors\twrapped\tcpu_us\tstore_cpu_us\tloadavg\n' >"$RAW"
+printf 'round\tserver\tworkload\tconnections\trps\tp50_us\tp99_us\terrors\twrapped\tcpu_us\tstore_cpu_us\tloadavg\tjit_us\tcore_idle_pct\tcore_steal_pct\n' >"$RAW"
 for round in $(seq 1 "$ROUNDS"); do
   for workload in $WORKLOADS crc; do
     servers=$SERVERS_RUN
@@ -624,12 +632,14 @@ for round in $(seq 1 "$ROUNDS"); do
         read -r user0 sys0 <<<"$(user_sys_ticks "$SERVER_PID")"
         cpu0=$((user0 + sys0))
         threads0=$(thread_ticks "$SERVER_PID")
+        read -r core0 idle0 steal0 <<<"$(core_ticks "$SERVER_CPU")"
         declare -A stick0=()
         for p in "${spids[@]}"; do stick0[$p]=$(cpu_ticks "$p"); done
         wait "$wrk_pid"
         read -r user1 sys1 <<<"$(user_sys_ticks "$SERVER_PID")"
         cpu1=$((user1 + sys1))
         threads1=$(thread_ticks "$SERVER_PID")
+        read -r core1 idle1 steal1 <<<"$(core_ticks "$SERVER_CPU")"
         # Only store processes alive at both ends: one that exited meanwhile (a backend of a
         # closing pool) would count its whole CPU time as negative.
         sdelta=0
@@ -652,6 +662,14 @@ for round in $(seq 1 "$ROUNDS"); do
         awk -v n="$requests" -v hz="$CLK_TCK" 'FNR == NR { before[$1] = $2; next }
             { d = $2 - before[$1]; if (d > 0 && n > 0) printf "%s_us=%.1f\n", $1, d * 1e6 / hz / n }' \
           <(echo "$threads0") <(echo "$threads1") | sort -t= -k2 -rn >>"$LOGS/$tag.cpu.txt"
+        # The JIT's part of the server's CPU (C1 and C2 threads): compiling still going on in the
+        # measured run is CPU that neither the warm server nor the event path spends.
+        jit_us=$(awk -v n="$requests" -v hz="$CLK_TCK" 'FNR == NR { before[$1] = $2; next }
+            $1 ~ /^C[12]_CompilerThre/ { d += $2 - before[$1] }
+            END { if (n > 0) printf "%.1f", d * 1e6 / hz / n; else print "nan" }' \
+          <(echo "$threads0") <(echo "$threads1"))
+        core_idle=$(percent $((idle1 - idle0)) $((core1 - core0)))
+        core_steal=$(percent $((steal1 - steal0)) $((core1 - core0)))
         store_cpu_us=nan
         [ "${#spids[@]}" -gt 0 ] && store_cpu_us=$(per_request "$sdelta" "$requests")
         if [ -n "$sampler" ]; then
@@ -662,16 +680,17 @@ for round in $(seq 1 "$ROUNDS"); do
           cat "$LOGS/$tag.inbox.txt" >&2
         fi
         stop_server
-        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$server" "$workload" "$conns" \
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$server" "$workload" "$conns" \
           "$(field rps "$line")" "$(field p50_us "$line")" "$(field p99_us "$line")" \
-          "$(field errors "$line")" "$(field wrapped "$line")" "$cpu_us" "$store_cpu_us" "$loadavg" >>"$RAW"
-        say "round $round $workload c=$conns $server: $(field rps "$line") req/s, $cpu_us us CPU/req (store $store_cpu_us), p50 $(field p50_us "$line") us, p99 $(field p99_us "$line") us, errors $(field errors "$line"), wrapped $(field wrapped "$line"), load $loadavg"
+          "$(field errors "$line")" "$(field wrapped "$line")" "$cpu_us" "$store_cpu_us" "$loadavg" \
+          "$jit_us" "$core_idle" "$core_steal" >>"$RAW"
+        say "round $round $workload c=$conns $server: $(field rps "$line") req/s, $cpu_us us CPU/req (JIT $jit_us; store $store_cpu_us), server core idle $core_idle%, stolen $core_steal%, p50 $(field p50_us "$line") us, p99 $(field p99_us "$line") us, errors $(field errors "$line"), wrapped $(field wrapped "$line"), load $loadavg"
       done
       for pair in $RATIO; do
         r=$(awk -F'\t' -v r="$round" -v w="$workload" -v c="$conns" -v num="${pair%%/*}" -v den="${pair#*/}" '
-          $1 == r && $3 == w && $4 == c && $2 == num { a = $5; ca = $10; la = $12 }
-          $1 == r && $3 == w && $4 == c && $2 == den { b = $5; cb = $10 }
-          END { if (a != "" && b > 0) printf "| %s | %s / %s | %s | %d | %.0f | %.0f | **%.2f** | %s / %s | %s |", r, num, den, w, c, a, b, a / b, ca, cb, la }' "$RAW")
+          $1 == r && $3 == w && $4 == c && $2 == num { a = $5; ca = $10; la = $12; ja = $13; sa = $15 }
+          $1 == r && $3 == w && $4 == c && $2 == den { b = $5; cb = $10; jb = $13; sb = $15 }
+          END { if (a != "" && b > 0) printf "| %s | %s / %s | %s | %d | %.0f | %.0f | **%.2f** | %s / %s | %s / %s | %s / %s | %s |", r, num, den, w, c, a, b, a / b, ca, cb, ja, jb, sa, sb, la }' "$RAW")
         if [ -n "$r" ]; then
           echo "$r" >>"$RATIOS"
           say "ratio round $round: $r"
@@ -687,8 +706,8 @@ done
     echo
     echo "Ratios, round by round (the same run):"
     echo
-    echo "| round | ratio of | workload | conns | req/s | req/s | ratio | server CPU µs/req | load |"
-    echo "|---:|---|---|---:|---:|---:|---:|---|---:|"
+    echo "| round | ratio of | workload | conns | req/s | req/s | ratio | server CPU µs/req | of it JIT | server core stolen, % | load |"
+    echo "|---:|---|---|---:|---:|---:|---:|---|---|---|---:|"
     cat "$RATIOS"
   fi
 } | tee "$RESULTS/latest.md"
