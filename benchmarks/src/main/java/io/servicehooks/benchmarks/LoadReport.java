@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.ToDoubleFunction;
 
 /**
  * Turns the raw measurements of {@code benchmarks/load.sh} (a TSV, one line per wrk measurement)
@@ -30,7 +31,9 @@ public final class LoadReport {
       long errors,
       long wrapped,
       double cpuUs,
-      double storeCpuUs) {}
+      double storeCpuUs,
+      double jitUs,
+      double coreStealPct) {}
 
   private LoadReport() {}
 
@@ -53,7 +56,9 @@ public final class LoadReport {
               Long.parseLong(f[7]),
               Long.parseLong(f[8]),
               f.length > 9 ? number(f[9]) : Double.NaN,
-              f.length > 10 ? number(f[10]) : Double.NaN));
+              f.length > 10 ? number(f[10]) : Double.NaN,
+              f.length > 12 ? number(f[12]) : Double.NaN,
+              f.length > 14 ? number(f[14]) : Double.NaN));
     }
     StringBuilder out = new StringBuilder();
     for (int i = 1; i < args.length; i++) {
@@ -68,13 +73,13 @@ public final class LoadReport {
           .add(r);
     }
     out.append(
-        "\n| workload | conns | server | req/s (median) | server CPU µs/req (median) | store CPU µs/req | p50 ms | p99 ms | rounds | req/s per round | CPU µs/req per round | errors | pool wrapped |\n");
-    out.append("|---|---:|---|---:|---:|---:|---:|---:|---:|---|---|---:|---:|\n");
+        "\n| workload | conns | server | req/s (median) | server CPU µs/req (median) | store CPU µs/req | p50 ms | p99 ms | rounds | req/s per round | CPU µs/req per round | of it JIT, per round | server core stolen, % per round | errors | pool wrapped |\n");
+    out.append("|---|---:|---|---:|---:|---:|---:|---:|---:|---|---|---|---|---:|---:|\n");
     for (Cell c : cells.values()) {
       out.append(
           String.format(
               Locale.ROOT,
-              "| %s | %d | %s | %,.0f | %s | %s | %.2f | %.2f | %d | %s | %s | %d | %s |%n",
+              "| %s | %d | %s | %,.0f | %s | %s | %.2f | %.2f | %d | %s | %s | %s | %s | %d | %s |%n",
               c.workload,
               c.connections,
               label(c.server),
@@ -85,7 +90,9 @@ public final class LoadReport {
               c.p99() / 1000,
               c.rows.size(),
               c.perRound(),
-              c.cpuPerRound(),
+              c.perRound(Row::cpuUs),
+              c.perRound(Row::jitUs),
+              c.perRound(Row::coreStealPct),
               c.errors(),
               c.wrapped() > 0 ? "yes" : "no"));
     }
@@ -367,10 +374,11 @@ public final class LoadReport {
           rows.stream().mapToDouble(Row::storeCpuUs).filter(v -> !Double.isNaN(v)).toArray());
     }
 
-    String cpuPerRound() {
+    /** One figure per round, one decimal; "-" where the raw file has none (written before it). */
+    String perRound(ToDoubleFunction<Row> figure) {
       StringBuilder s = new StringBuilder();
       for (Row r : rows) {
-        s.append(s.length() == 0 ? "" : ", ").append(oneDecimal(r.cpuUs()));
+        s.append(s.length() == 0 ? "" : ", ").append(oneDecimal(figure.applyAsDouble(r)));
       }
       return s.toString();
     }
