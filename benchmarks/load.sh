@@ -659,15 +659,14 @@ for round in $(seq 1 "$ROUNDS"); do
         # calls (futex, eventfd, epoll), whose price differs from one machine to the next.
         echo "user_us=$(per_request $((user1 - user0)) "$requests") sys_us=$(per_request $((sys1 - sys0)) "$requests")" >"$LOGS/$tag.cpu.txt"
         # And per thread (threads that ended during the run are not counted), busiest first.
-        awk -v n="$requests" -v hz="$CLK_TCK" 'FNR == NR { before[$1] = $2; next }
+        per_thread=$(awk -v n="$requests" -v hz="$CLK_TCK" 'FNR == NR { before[$1] = $2; next }
             { d = $2 - before[$1]; if (d > 0 && n > 0) printf "%s_us=%.1f\n", $1, d * 1e6 / hz / n }' \
-          <(echo "$threads0") <(echo "$threads1") | sort -t= -k2 -rn >>"$LOGS/$tag.cpu.txt"
+          <(echo "$threads0") <(echo "$threads1") | sort -t= -k2 -rn)
+        [ -n "$per_thread" ] && echo "$per_thread" >>"$LOGS/$tag.cpu.txt"
         # The JIT's part of the server's CPU (C1 and C2 threads): compiling still going on in the
         # measured run is CPU that neither the warm server nor the event path spends.
-        jit_us=$(awk -v n="$requests" -v hz="$CLK_TCK" 'FNR == NR { before[$1] = $2; next }
-            $1 ~ /^C[12]_CompilerThre/ { d += $2 - before[$1] }
-            END { if (n > 0) printf "%.1f", d * 1e6 / hz / n; else print "nan" }' \
-          <(echo "$threads0") <(echo "$threads1"))
+        jit_us=$(awk -F= -v n="$requests" '$1 ~ /^C[12]_CompilerThre_us$/ { s += $2 }
+            END { if (n > 0) printf "%.1f", s; else print "nan" }' <<<"$per_thread")
         core_idle=$(percent $((idle1 - idle0)) $((core1 - core0)))
         core_steal=$(percent $((steal1 - steal0)) $((core1 - core0)))
         store_cpu_us=nan
