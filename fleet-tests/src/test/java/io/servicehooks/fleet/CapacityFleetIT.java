@@ -89,7 +89,7 @@ final class CapacityFleetIT {
   private static Stores.Redis redis;
   private static Stores.Postgres postgres;
   private static KafkaBrokerProcess broker; // null without the broker's jar
-  private static final int BROKER_PORT = 19092;
+  private static final int BROKER_PORT = Slot.port(19092);
   private static final int PARTITIONS = 4;
   private static final List<String> report = new ArrayList<>();
 

@@ -79,7 +79,7 @@ final class CatchUpFleetIT {
     for (int n = 1; n <= 2; n++) {
       LatencyProxy api =
           new LatencyProxy(
-              "10.234." + n + ".1",
+              Network.hostAddress(n),
               0,
               List.of(new InetSocketAddress("127.0.0.1", platform.baseUrl().getPort())));
       apiLinks.add(api);
@@ -87,7 +87,7 @@ final class CatchUpFleetIT {
       env.put("REDIS_URL", redis.url());
       env.put("WORKER_THREADS", "4");
       env.put("CATCH_UP", "true");
-      env.put("SERVICE_API_BASE_URL", "http://10.234." + n + ".1:" + api.port());
+      env.put("SERVICE_API_BASE_URL", "http://" + Network.hostAddress(n) + ":" + api.port());
       env.put("SERVICE_API_KEY", platform.apiKey());
       env.put("SERVICE_API_SECRET", platform.apiSecret());
       env.put("WEBHOOK_URL", webhookUrl());

@@ -42,7 +42,7 @@ final class Fleet implements AutoCloseable {
   private static final Pattern HANDLED = Pattern.compile("Handled post\\.create event (\\S+)$");
   private static final Pattern ERROR = Pattern.compile("\"error\"\\s*:\\s*\"([a-z_]+)\"");
 
-  private static final Path LOCK = Path.of("/tmp/shf.lock");
+  private static final Path LOCK = Slot.LOCK;
 
   final Network network;
   final Path logs;
@@ -75,8 +75,8 @@ final class Fleet implements AutoCloseable {
       System.out.println("Fleet tests skipped: " + why.get());
       Assumptions.abort("Fleet tests skipped: " + why.get());
     }
-    // One fleet per machine at a time: the names, addresses and ports are fixed, and a second run's
-    // clean-up would take the first one's namespaces away.
+    // One fleet per slot at a time: a slot's names, addresses and ports are fixed, and a second
+    // run's clean-up would take the first one's namespaces away.
     FileChannel lock = FileChannel.open(LOCK, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
     long deadline = System.nanoTime() + Duration.ofMinutes(10).toNanos();
     FileLock held;
@@ -262,7 +262,7 @@ final class Fleet implements AutoCloseable {
     }
   }
 
-  /** One consumer process in namespace {@code shf-<n>}. */
+  /** One consumer process in namespace {@code shf<s>-<n>}. */
   static final class Instance {
     final int n;
     final Path log;

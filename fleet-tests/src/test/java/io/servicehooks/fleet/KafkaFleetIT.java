@@ -52,7 +52,7 @@ final class KafkaFleetIT {
 
   static final Path BROKER_JAR =
       Path.of("../servicehooks-kafka-broker/target", KafkaBrokerProcess.JAR_NAME);
-  private static final int BROKER_PORT = 19092;
+  private static final int BROKER_PORT = Slot.port(19092);
   private static final int PARTITIONS = 4;
   private static final String TOPIC = "fleet-events";
   private static final String GROUP = "fleet-group";

@@ -10,29 +10,31 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The fleet's network: one namespace per instance ({@code shf-<n>}), each with two veth pairs to
- * the root namespace, every address in 10.x and every name under the prefix {@code shf-}, so a
- * crashed run's leftovers are found by name and removed at the next start.
+ * The fleet's network: one namespace per instance ({@code shf<s>-<n>}, {@code s} the {@link Slot}),
+ * each with two veth pairs to the root namespace, every address in 10.x and every name under the
+ * slot's prefix {@code shf<s>-}, so a crashed run's leftovers are found by name and removed at the
+ * next start of the same slot, and another slot's fleet is never touched. Below, slot 1's
+ * addresses.
  *
  * <ul>
- *   <li>The store link: the namespace's {@code st0} (10.233.0.(10+n)/24) paired with {@code
- *       shf-<n>s}, a port of the bridge {@code shf-br} (10.233.0.1/24) where the stores listen. A
- *       cut is {@code ip link set shf-<n>s down}: packets are dropped, no reset is sent, as when a
- *       switch port or a security group goes.
- *   <li>The service link: {@code ht0} (10.234.n.2/30) paired with {@code shf-<n>h} (10.234.n.1/30),
- *       where the test (the platform) reaches the instance's HTTP port. It is never cut, so a cut
- *       instance is still asked and must answer.
+ *   <li>The store link: the namespace's {@code st0} (10.233.16.(10+n)/24) paired with {@code
+ *       shf1-<n>s}, a port of the bridge {@code shf1-br} (10.233.16.1/24) where the stores listen.
+ *       A cut is {@code ip link set shf1-<n>s down}: packets are dropped, no reset is sent, as when
+ *       a switch port or a security group goes.
+ *   <li>The service link: {@code ht0} (10.234.n.2/30) paired with {@code shf1-<n>h}
+ *       (10.234.n.1/30), where the test (the platform) reaches the instance's HTTP port. It is
+ *       never cut, so a cut instance is still asked and must answer.
  * </ul>
  *
- * <p>Blackhole routes for 10.233.0.0/16 and 10.234.0.0/16 in the root namespace and a blackhole
- * default route in each namespace keep every packet on this machine.
+ * <p>Blackhole routes for the slot's two ranges (10.233.16.0/20 and 10.234.0.0/18) in the root
+ * namespace and a blackhole default route in each namespace keep every packet on this machine.
  */
 final class Network implements AutoCloseable {
 
-  static final String PREFIX = "shf-";
+  static final String PREFIX = Slot.PREFIX;
   static final String BRIDGE = PREFIX + "br";
-  static final String STORE_HOST = "10.233.0.1";
-  private static final List<String> BLACKHOLES = List.of("10.233.0.0/16", "10.234.0.0/16");
+  static final String STORE_HOST = Slot.storeNetwork() + ".1";
+  private static final List<String> BLACKHOLES = List.of(Slot.ranges());
 
   private final List<Integer> namespaces = new ArrayList<>();
 
@@ -73,7 +75,7 @@ final class Network implements AutoCloseable {
     return net;
   }
 
-  /** Namespace {@code shf-<n>} with its two links; {@code n} from 1 to 200. */
+  /** Namespace {@code shf<slot>-<n>} with its two links; {@code n} from 1 to 63. */
   void addNamespace(int n) throws IOException {
     String ns = ns(n);
     must("ip", "netns", "add", ns);
@@ -88,7 +90,7 @@ final class Network implements AutoCloseable {
     // service link, point to point
     String h = PREFIX + n + "h";
     must("ip", "link", "add", h, "type", "veth", "peer", "name", "ht0", "netns", ns);
-    must("ip", "addr", "add", "10.234." + n + ".1/30", "dev", h);
+    must("ip", "addr", "add", hostAddress(n) + "/30", "dev", h);
     must("ip", "link", "set", h, "up");
     must("ip", "netns", "exec", ns, "ip", "addr", "add", serviceAddress(n) + "/30", "dev", "ht0");
     must("ip", "netns", "exec", ns, "ip", "link", "set", "ht0", "up");
@@ -101,12 +103,17 @@ final class Network implements AutoCloseable {
 
   /** The instance's address on the store link. */
   static String address(int n) {
-    return "10.233.0." + (10 + n);
+    return Slot.storeNetwork() + "." + (10 + n);
   }
 
   /** Where the platform reaches instance {@code n}. */
   static String serviceAddress(int n) {
-    return "10.234." + n + ".2";
+    return "10.234." + Slot.serviceOctet(n) + ".2";
+  }
+
+  /** The root namespace's end of instance {@code n}'s service link, where it reaches the test. */
+  static String hostAddress(int n) {
+    return "10.234." + Slot.serviceOctet(n) + ".1";
   }
 
   private static String storePort(int n) {
@@ -136,7 +143,10 @@ final class Network implements AutoCloseable {
     }
   }
 
-  /** Every namespace and link named {@code shf-*}, and the blackhole routes, from a crashed run. */
+  /**
+   * Every namespace and link named {@code shf<s>-*}, and the slot's blackhole routes, from a
+   * crashed run of this slot.
+   */
   static void removeLeftovers() throws IOException {
     for (String line : run("ip", "netns", "list").output.split("\n")) {
       String name = line.strip().split(" ")[0];

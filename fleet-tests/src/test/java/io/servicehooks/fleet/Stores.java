@@ -16,16 +16,16 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The fleet's own Redis and PostgreSQL: the machine's {@code redis-server} and PostgreSQL binaries,
- * started by the harness on fixed ports, listening on loopback and on the store bridge ({@link
- * Network#STORE_HOST}) only, so the namespaces reach them and nothing outside does. Both can be
- * stopped and started again, which the shared test servers never are. Their files live under {@link
- * #DIR}, removed at the start of the next run with any server a crashed run left.
+ * started by the harness on the {@link Slot}'s fixed ports, listening on loopback and on the store
+ * bridge ({@link Network#STORE_HOST}) only, so the namespaces reach them and nothing outside does.
+ * Both can be stopped and started again, which the shared test servers never are. Their files live
+ * under {@link #DIR}, removed at the start of the next run with any server a crashed run left.
  */
 final class Stores {
 
-  static final Path DIR = Path.of("/tmp/shf-run");
-  static final int REDIS_PORT = 16379;
-  static final int POSTGRES_PORT = 15432;
+  static final Path DIR = Slot.DIR;
+  static final int REDIS_PORT = Slot.port(16379);
+  static final int POSTGRES_PORT = Slot.port(15432);
 
   private Stores() {}
 
