@@ -7,11 +7,15 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * A command facing an answer that stops halfway (headers sent, 5 of 200 body bytes, then silence)
- * ends with one line, exit 1, within 35 s in all.
+ * ends with one line, exit 1, within 35 s in all. The three run side by side: each waits on its own
+ * fake platform's silence.
  */
+@Execution(ExecutionMode.CONCURRENT)
 final class StalledAnswerTest {
 
   private static Map<String, String> env(String baseUrl) {
