@@ -42,8 +42,6 @@ final class Fleet implements AutoCloseable {
   private static final Pattern HANDLED = Pattern.compile("Handled post\\.create event (\\S+)$");
   private static final Pattern ERROR = Pattern.compile("\"error\"\\s*:\\s*\"([a-z_]+)\"");
 
-  private static final Path LOCK = Slot.LOCK;
-
   final Network network;
   final Path logs;
   private final FileLock lock;
@@ -77,15 +75,16 @@ final class Fleet implements AutoCloseable {
     }
     // One fleet per slot at a time: a slot's names, addresses and ports are fixed, and a second
     // run's clean-up would take the first one's namespaces away.
-    FileChannel lock = FileChannel.open(LOCK, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+    FileChannel lock =
+        FileChannel.open(Slot.LOCK, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
     long deadline = System.nanoTime() + Duration.ofMinutes(10).toNanos();
     FileLock held;
     while ((held = lock.tryLock()) == null) {
       if (System.nanoTime() > deadline) {
         lock.close();
         System.out.println(
-            "Fleet tests skipped: another fleet run held " + LOCK + " for 10 minutes");
-        Assumptions.abort("another fleet run holds " + LOCK);
+            "Fleet tests skipped: another fleet run held " + Slot.LOCK + " for 10 minutes");
+        Assumptions.abort("another fleet run holds " + Slot.LOCK);
       }
       TimeUnit.MILLISECONDS.sleep(500); // polling a lock another process holds
     }

@@ -108,12 +108,12 @@ final class Network implements AutoCloseable {
 
   /** Where the platform reaches instance {@code n}. */
   static String serviceAddress(int n) {
-    return "10.234." + Slot.serviceOctet(n) + ".2";
+    return Slot.serviceNetwork(n) + ".2";
   }
 
   /** The root namespace's end of instance {@code n}'s service link, where it reaches the test. */
   static String hostAddress(int n) {
-    return "10.234." + Slot.serviceOctet(n) + ".1";
+    return Slot.serviceNetwork(n) + ".1";
   }
 
   private static String storePort(int n) {

@@ -52,17 +52,21 @@ final class Slot {
     return "10.233." + (16 * NUMBER);
   }
 
-  /** The third octet of instance {@code n}'s service link. */
-  static int serviceOctet(int n) {
+  /** The first three octets of instance {@code n}'s service link, a /30 in the slot's /18. */
+  static String serviceNetwork(int n) {
     if (n < 1 || n > 63) {
       throw new IllegalArgumentException("instance " + n + " is outside 1 to 63");
     }
-    return 64 * (NUMBER - 1) + n;
+    return serviceBlock(n);
   }
 
   /** The ranges this slot's addresses come from. */
   static String[] ranges() {
-    return new String[] {storeNetwork() + ".0/20", "10.234." + (64 * (NUMBER - 1)) + ".0/18"};
+    return new String[] {storeNetwork() + ".0/20", serviceBlock(0) + ".0/18"};
+  }
+
+  private static String serviceBlock(int offset) {
+    return "10.234." + (64 * (NUMBER - 1) + offset);
   }
 
   private static int number(String value) {
